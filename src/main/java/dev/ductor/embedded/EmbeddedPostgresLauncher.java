@@ -1,0 +1,125 @@
+package dev.ductor.embedded;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * Starts one real PostgreSQL per JVM on a data directory, for zero-setup starts and for the tests.
+ *
+ * <p>zonky's binaries come from Maven Central and it runs them through {@code unshare -U} when the JVM
+ * is root, which PostgreSQL otherwise refuses. What zonky does not handle is a JVM killed with -9: the
+ * postmaster it started is a daemon and keeps running, holding the data directory. We stop such an
+ * orphan before starting, after making sure no live Ductor still owns the directory.
+ *
+ * <p>The running server is remembered in a system property rather than a static field because dev mode
+ * reloads application classes in a fresh class loader, and a second start on the same directory would
+ * fail. The server stops with the JVM (zonky's shutdown hook), not with a Quarkus restart.
+ */
+public final class EmbeddedPostgresLauncher {
+
+    private static final Logger LOG = Logger.getLogger(EmbeddedPostgresLauncher.class.getName());
+    private static final String RUNNING_URL_PROPERTY = "ductor-internal.embedded-postgres.url";
+    private static final String DATABASE = "postgres";
+    public static final String USER = "postgres";
+
+    private EmbeddedPostgresLauncher() {
+    }
+
+    /** Returns the JDBC URL of this JVM's embedded PostgreSQL, starting it on first use. */
+    public static synchronized String jdbcUrl(Path dataDirectory, boolean ephemeral, int port) {
+        String running = System.getProperty(RUNNING_URL_PROPERTY);
+        if (running != null) {
+            return running;
+        }
+        try {
+            EmbeddedPostgres postgres = start(dataDirectory, ephemeral, port);
+            String url = postgres.getJdbcUrl(USER, DATABASE);
+            System.setProperty(RUNNING_URL_PROPERTY, url);
+            LOG.info(() -> "Ductor embedded PostgreSQL " + (ephemeral ? "(ephemeral) " : "") + "data="
+                    + dataDirectory.toAbsolutePath() + " url=" + url);
+            return url;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not start the embedded PostgreSQL in " + dataDirectory.toAbsolutePath()
+                    + "; set QUARKUS_DATASOURCE_JDBC_URL to use an external one", e);
+        }
+    }
+
+    private static EmbeddedPostgres start(Path dataDirectory, boolean ephemeral, int port) throws IOException {
+        Files.createDirectories(dataDirectory);
+        if (!ephemeral) {
+            stopOrphanedPostmaster(dataDirectory);
+        }
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                .setDataDirectory(dataDirectory)
+                .setCleanDataDirectory(ephemeral)
+                .setPGStartupWait(Duration.ofSeconds(60))
+                // Enough connections for several pods' pools plus pgbench in benchmarks.
+                .setServerConfig("max_connections", "300")
+                .setServerConfig("shared_buffers", "128MB")
+                .setServerConfig("listen_addresses", "localhost");
+        if (ephemeral) {
+            // Throw-away data: durability buys nothing and costs test time.
+            builder.setServerConfig("fsync", "off")
+                    .setServerConfig("synchronous_commit", "off")
+                    .setServerConfig("full_page_writes", "off");
+        }
+        if (port > 0) {
+            builder.setPort(port);
+        }
+        return builder.start();
+    }
+
+    /**
+     * A postmaster still listed in postmaster.pid after our JVM died is an orphan of a kill -9. Ask it to
+     * shut down (SIGTERM, smart shutdown; it has no clients left) and escalate to SIGKILL, which PostgreSQL
+     * survives by crash recovery on the next start.
+     */
+    static void stopOrphanedPostmaster(Path dataDirectory) throws IOException {
+        Optional<ProcessHandle> postmaster = livePostmaster(dataDirectory);
+        if (postmaster.isEmpty()) {
+            return;
+        }
+        if (!OwnerLock.isFree(dataDirectory)) {
+            throw new IllegalStateException("Data directory " + dataDirectory.toAbsolutePath()
+                    + " is in use by another running Ductor; stop it or set ductor.embedded.data-dir");
+        }
+        ProcessHandle process = postmaster.get();
+        LOG.warning(() -> "Stopping orphaned PostgreSQL pid " + process.pid() + " left behind in " + dataDirectory);
+        process.destroy();
+        try {
+            process.onExit().get(30, TimeUnit.SECONDS);
+        } catch (Exception timeoutOrInterrupt) {
+            process.destroyForcibly();
+            process.onExit().join();
+        }
+    }
+
+    private static Optional<ProcessHandle> livePostmaster(Path dataDirectory) throws IOException {
+        Path pidFile = dataDirectory.resolve("postmaster.pid");
+        if (!Files.exists(pidFile)) {
+            return Optional.empty();
+        }
+        List<String> lines = Files.readAllLines(pidFile);
+        if (lines.isEmpty()) {
+            return Optional.empty();
+        }
+        long pid;
+        try {
+            pid = Long.parseLong(lines.get(0).trim());
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+        return ProcessHandle.of(pid)
+                .filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(false));
+    }
+}

@@ -1,0 +1,31 @@
+package dev.ductor.run.core;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Something that happened to a run since its last tick. {@code id} identifies the inbox row it came from
+ * (0 when it came on the wakeup itself, as a fired timer does), so the shell can mark it consumed.
+ */
+public sealed interface Input {
+
+    long id();
+
+    record TaskCompleted(long id, String node, int attempt, JsonNode output) implements Input {
+    }
+
+    record TaskFailed(long id, String node, int attempt, String error, boolean retryable) implements Input {
+    }
+
+    record TimerFired(long id, String node) implements Input {
+    }
+
+    record SignalReceived(long id, String name, JsonNode payload) implements Input {
+    }
+
+    record CancelRequested(long id, String reason) implements Input {
+    }
+
+    /** The watchdog's or the livelock guard's verdict: end the run as failed. */
+    record ForceFail(long id, String reason) implements Input {
+    }
+}

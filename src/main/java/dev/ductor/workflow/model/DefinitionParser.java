@@ -1,0 +1,213 @@
+package dev.ductor.workflow.model;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+
+/**
+ * Turns a submitted JSON document into a {@link WorkflowDefinition}, or refuses it with every violation
+ * found, each naming the offending node. Pure: the set of known handlers is passed in.
+ *
+ * <p>Unknown fields are refused rather than ignored: a misspelt {@code dependOn} silently dropped would
+ * turn a chain into a fan-out.
+ */
+public final class DefinitionParser {
+
+    public static final int MAX_NODES = 500;
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    private static final Set<String> DOCUMENT_FIELDS = Set.of("name", "nodes");
+    private static final Set<String> NODE_FIELDS = Set.of(
+            "id", "type", "handler", "pool", "signal", "timeout", "duration", "dependsOn", "retry", "input");
+    private static final Set<String> RETRY_FIELDS = Set.of("maxAttempts", "backoff");
+
+    private final Predicate<String> knownHandler;
+
+    public DefinitionParser(Predicate<String> knownHandler) {
+        this.knownHandler = knownHandler;
+    }
+
+    public WorkflowDefinition parse(String name, JsonNode document) {
+        List<Violation> violations = new ArrayList<>();
+        if (document == null || !document.isObject()) {
+            throw new InvalidDefinitionException(List.of(new Violation(null, null, "the definition must be a JSON object")));
+        }
+        unknownFields(document, DOCUMENT_FIELDS, null, violations);
+        JsonNode declaredName = document.get("name");
+        if (declaredName != null && !(declaredName.isTextual() && declaredName.asText().equals(name))) {
+            violations.add(new Violation(null, "name", "name must equal the name in the path ('" + name + "')"));
+        }
+        JsonNode nodesJson = document.get("nodes");
+        if (nodesJson == null || !nodesJson.isArray() || nodesJson.isEmpty()) {
+            violations.add(new Violation(null, "nodes", "nodes must be a non-empty array"));
+            throw new InvalidDefinitionException(violations);
+        }
+        if (nodesJson.size() > MAX_NODES) {
+            violations.add(new Violation(null, "nodes", "at most " + MAX_NODES + " nodes are allowed"));
+            throw new InvalidDefinitionException(violations);
+        }
+        Map<String, NodeDefinition> nodes = new LinkedHashMap<>();
+        int index = 0;
+        for (JsonNode nodeJson : nodesJson) {
+            NodeDefinition node = parseNode(nodeJson, index++, violations);
+            if (node == null) {
+                continue;
+            }
+            if (nodes.putIfAbsent(node.id(), node) != null) {
+                violations.add(new Violation(node.id(), "id", "duplicate node id '" + node.id() + "'"));
+            }
+        }
+        checkDependencies(nodes, violations);
+        if (violations.isEmpty()) {
+            List<String> cycle = Cycles.find(nodes);
+            if (!cycle.isEmpty()) {
+                violations.add(new Violation(cycle.get(0), "dependsOn",
+                        "dependency cycle: " + String.join(" -> ", cycle)));
+            }
+        }
+        if (!violations.isEmpty()) {
+            throw new InvalidDefinitionException(violations);
+        }
+        return new WorkflowDefinition(name, List.copyOf(nodes.values()));
+    }
+
+    private NodeDefinition parseNode(JsonNode json, int index, List<Violation> violations) {
+        if (!json.isObject()) {
+            violations.add(new Violation(null, "nodes[" + index + "]", "each node must be a JSON object"));
+            return null;
+        }
+        String id = text(json, "id");
+        if (id == null || !ID.matcher(id).matches()) {
+            violations.add(new Violation(id, "id", "nodes[" + index + "].id must be 1-64 characters of A-Z a-z 0-9 _ . -"));
+            return null;
+        }
+        int before = violations.size();
+        unknownFields(json, NODE_FIELDS, id, violations);
+        String typeName = text(json, "type");
+        NodeType type = typeName == null ? null : NodeType.fromWire(typeName).orElse(null);
+        if (type == null) {
+            violations.add(new Violation(id, "type", "unknown node type '" + typeName + "' (task, signal or timer)"));
+        }
+        String handler = text(json, "handler");
+        String signal = text(json, "signal");
+        Duration timeout = duration(json, "timeout", id, violations);
+        Duration duration = duration(json, "duration", id, violations);
+        if (type == NodeType.TASK) {
+            if (handler == null) {
+                violations.add(new Violation(id, "handler", "a task node needs a handler"));
+            } else if (!knownHandler.test(handler)) {
+                violations.add(new Violation(id, "handler", "unknown handler '" + handler
+                        + "' (in-process: noop, echo, sleep, fail, http; external workers: ext:<name>)"));
+            }
+        }
+        if (type == NodeType.SIGNAL && signal == null) {
+            violations.add(new Violation(id, "signal", "a signal node needs the signal name it waits for"));
+        }
+        if (type == NodeType.TIMER && duration == null) {
+            violations.add(new Violation(id, "duration", "a timer node needs an ISO-8601 duration such as PT5S"));
+        }
+        String pool = text(json, "pool");
+        List<String> dependsOn = dependsOn(json, id, violations);
+        RetryPolicy retry = retry(json.get("retry"), id, violations);
+        JsonNode input = json.get("input");
+        if (violations.size() > before) {
+            return null;
+        }
+        return new NodeDefinition(id, type, handler, pool, signal, timeout, duration, dependsOn, retry, input);
+    }
+
+    private static void checkDependencies(Map<String, NodeDefinition> nodes, List<Violation> violations) {
+        for (NodeDefinition node : nodes.values()) {
+            for (String dependency : node.dependsOn()) {
+                if (!nodes.containsKey(dependency)) {
+                    violations.add(new Violation(node.id(), "dependsOn", "unknown dependency '" + dependency + "'"));
+                }
+            }
+        }
+    }
+
+    private static List<String> dependsOn(JsonNode json, String id, List<Violation> violations) {
+        JsonNode deps = json.get("dependsOn");
+        if (deps == null || deps.isNull()) {
+            return List.of();
+        }
+        if (!deps.isArray()) {
+            violations.add(new Violation(id, "dependsOn", "dependsOn must be an array of node ids"));
+            return List.of();
+        }
+        List<String> result = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (JsonNode dep : deps) {
+            if (!dep.isTextual()) {
+                violations.add(new Violation(id, "dependsOn", "dependsOn must be an array of node ids"));
+            } else if (seen.add(dep.asText())) {
+                result.add(dep.asText());
+            }
+        }
+        return result;
+    }
+
+    private static RetryPolicy retry(JsonNode json, String id, List<Violation> violations) {
+        if (json == null || json.isNull()) {
+            return RetryPolicy.NONE;
+        }
+        if (!json.isObject()) {
+            violations.add(new Violation(id, "retry", "retry must be an object {maxAttempts, backoff}"));
+            return RetryPolicy.NONE;
+        }
+        unknownFields(json, RETRY_FIELDS, id, violations);
+        JsonNode max = json.get("maxAttempts");
+        int maxAttempts = 1;
+        if (max != null) {
+            if (!max.canConvertToInt() || !max.isIntegralNumber() || max.asInt() < 1 || max.asInt() > 100) {
+                violations.add(new Violation(id, "retry.maxAttempts", "maxAttempts must be an integer from 1 to 100"));
+            } else {
+                maxAttempts = max.asInt();
+            }
+        }
+        Duration backoff = duration(json, "backoff", id, violations);
+        return new RetryPolicy(maxAttempts, backoff == null ? Duration.ZERO : backoff);
+    }
+
+    private static Duration duration(JsonNode json, String field, String id, List<Violation> violations) {
+        JsonNode value = json.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        try {
+            Duration parsed = Duration.parse(value.asText());
+            if (parsed.isNegative()) {
+                violations.add(new Violation(id, field, field + " must not be negative"));
+                return null;
+            }
+            return parsed;
+        } catch (DateTimeParseException e) {
+            violations.add(new Violation(id, field, field + " must be an ISO-8601 duration such as PT5S, not '"
+                    + value.asText() + "'"));
+            return null;
+        }
+    }
+
+    private static void unknownFields(JsonNode json, Set<String> allowed, String id, List<Violation> violations) {
+        for (Iterator<String> names = json.fieldNames(); names.hasNext(); ) {
+            String field = names.next();
+            if (!allowed.contains(field)) {
+                violations.add(new Violation(id, field, "unknown field '" + field + "'"));
+            }
+        }
+    }
+
+    private static String text(JsonNode json, String field) {
+        JsonNode value = json.get(field);
+        return value != null && value.isTextual() && !value.asText().isBlank() ? value.asText() : null;
+    }
+}

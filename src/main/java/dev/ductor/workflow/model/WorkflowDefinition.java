@@ -1,0 +1,24 @@
+package dev.ductor.workflow.model;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** A validated workflow: a DAG of nodes in declaration order. Immutable once a revision is stored. */
+public record WorkflowDefinition(String name, List<NodeDefinition> nodes) {
+
+    public WorkflowDefinition {
+        nodes = List.copyOf(nodes);
+    }
+
+    public Optional<NodeDefinition> node(String id) {
+        return nodes.stream().filter(n -> n.id().equals(id)).findFirst();
+    }
+
+    public Map<String, NodeDefinition> nodesById() {
+        Map<String, NodeDefinition> byId = new LinkedHashMap<>();
+        nodes.forEach(n -> byId.put(n.id(), n));
+        return byId;
+    }
+}
