@@ -71,12 +71,15 @@ CREATE TABLE eec_run_inbox (
     dedup_key   text        NOT NULL,
     node_id     text,
     attempt     integer,
+    task_id     bigint,
     payload     jsonb,
     created_at  timestamptz NOT NULL,
     consumed_at timestamptz,
     CONSTRAINT uq_run_inbox_dedup UNIQUE (run_id, dedup_key)
 );
 CREATE INDEX ix_run_inbox_pending ON eec_run_inbox (run_id, id) WHERE consumed_at IS NULL;
+-- A worker repeating a completion names only its task: find what it reported the first time.
+CREATE INDEX ix_run_inbox_task ON eec_run_inbox (task_id) WHERE task_id IS NOT NULL;
 
 -- The queue: coordinator wakeups (and timers) and step tasks. available_at is both the due time and,
 -- once claimed, the lease expiry (a claim pushes it forward), so one index serves every claim.

@@ -71,6 +71,11 @@ public final class EmbeddedPostgresLauncher {
             builder.setServerConfig("fsync", "off")
                     .setServerConfig("synchronous_commit", "off")
                     .setServerConfig("full_page_writes", "off");
+        } else {
+            // zonky defaults to fsync and synchronous_commit off (it was made for tests); data that must
+            // survive a crash needs both on.
+            builder.setServerConfig("fsync", "on")
+                    .setServerConfig("synchronous_commit", "on");
         }
         if (port > 0) {
             builder.setPort(port);

@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -41,6 +42,7 @@ public final class Tick {
     private final List<Effect> effects = new ArrayList<>();
     private final Set<Long> consumed = new HashSet<>();
     private final List<SignalReceived> unclaimedSignals = new ArrayList<>();
+    private final List<SignalReceived> deliveredThisPass = new ArrayList<>();
     private RunStatus status;
     private long seq;
 
@@ -71,6 +73,9 @@ public final class Tick {
         if (!status.isTerminal()) {
             startReadyNodes();
             succeedRunIfAllDone();
+        }
+        if (status.isTerminal()) {
+            unclaimedSignals.forEach(s -> consumed.add(s.id())); // no node will ever wait for them now
         }
         consumed.remove(0L); // inputs that did not come from the inbox need no marking
         return new TickResult(status, nodes, seq, status == RunStatus.SUCCEEDED ? outputs() : null,
@@ -170,6 +175,9 @@ public final class Tick {
         boolean started;
         do {
             started = false;
+            // A node that only starts waiting after another consumed a signal (it depends on it) needs a signal
+            // of its own, so early signals are shared only among nodes starting in the same pass.
+            deliveredThisPass.clear();
             for (NodeDefinition definition : definitions.values()) {
                 if (nodes.get(definition.id()).state() == NodeStatus.PENDING && dependenciesSatisfied(definition)) {
                     start(definition);
@@ -207,6 +215,13 @@ public final class Tick {
 
     /** A signal that arrived before its node waited for it is delivered the moment the node starts waiting. */
     private void deliverEarlySignal(NodeDefinition definition) {
+        Optional<SignalReceived> shared = deliveredThisPass.stream()
+                .filter(s -> s.name().equals(definition.signal()))
+                .findFirst();
+        if (shared.isPresent()) {
+            deliver(shared.get()); // nodes that start waiting together share one signal, as waiting nodes do
+            return;
+        }
         unclaimedSignals.stream()
                 .filter(s -> s.name().equals(definition.signal()))
                 .findFirst()
@@ -214,6 +229,7 @@ public final class Tick {
                     deliver(signal);
                     consumed.add(signal.id());
                     unclaimedSignals.remove(signal);
+                    deliveredThisPass.add(signal);
                 });
     }
 

@@ -20,7 +20,7 @@ public record TickResult(
         Set<Long> consumedInputs) {
 
     public TickResult {
-        nodes = Map.copyOf(nodes);
+        nodes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(nodes));
         transitions = List.copyOf(transitions);
         effects = List.copyOf(effects);
         consumedInputs = Set.copyOf(consumedInputs);

@@ -15,8 +15,12 @@ public record RetryPolicy(int maxAttempts, Duration backoff) {
         if (nextAttempt <= 1 || backoff.isZero()) {
             return Duration.ZERO;
         }
-        int exponent = Math.min(nextAttempt - 2, 30);
-        Duration delay = backoff.multipliedBy(1L << exponent);
+        long factor = 1L << Math.min(nextAttempt - 2, 30);
+        // Compare before multiplying: a huge backoff times 2^30 would overflow Duration.
+        if (backoff.compareTo(MAX_BACKOFF.dividedBy(factor)) > 0) {
+            return MAX_BACKOFF;
+        }
+        Duration delay = backoff.multipliedBy(factor);
         return delay.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay;
     }
 }

@@ -1,0 +1,89 @@
+package dev.ductor.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import dev.ductor.error.DuctorException;
+import dev.ductor.workflow.model.InvalidDefinitionException;
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.ForbiddenException;
+import io.quarkus.security.UnauthorizedException;
+import jakarta.validation.ConstraintViolationException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+import java.util.Map;
+
+/**
+ * The one place where exceptions become HTTP responses, always as {@code application/problem+json}.
+ * A 500 says only that something went wrong and is logged with its cause; everything else says what to do.
+ */
+public class ProblemMapper {
+
+    private static final Logger LOG = Logger.getLogger(ProblemMapper.class);
+
+    @ServerExceptionMapper
+    public Response ductor(DuctorException e, UriInfo uri) {
+        return respond(Problem.of(e.type(), e.title(), e.status(), e.getMessage(), path(uri), e.extensions()));
+    }
+
+    @ServerExceptionMapper
+    public Response invalidDefinition(InvalidDefinitionException e, UriInfo uri) {
+        return respond(Problem.of("invalid-definition", "Invalid workflow definition", 422,
+                e.getMessage() + ". Nothing was saved.", path(uri), Map.of("violations", e.violations())));
+    }
+
+    @ServerExceptionMapper
+    public Response unreadableJson(JsonProcessingException e, UriInfo uri) {
+        String detail = e instanceof MismatchedInputException mismatch && !mismatch.getPath().isEmpty()
+                ? "the body has a value of the wrong type at '" + mismatch.getPathReference() + "'"
+                : "the body is not valid JSON: " + e.getOriginalMessage();
+        return respond(Problem.of("bad-request", "Bad request", 400, detail, path(uri), Map.of()));
+    }
+
+    @ServerExceptionMapper
+    public Response invalid(ConstraintViolationException e, UriInfo uri) {
+        return respond(Problem.of("bad-request", "Bad request", 400, e.getMessage(), path(uri), Map.of()));
+    }
+
+    @ServerExceptionMapper({UnauthorizedException.class, AuthenticationFailedException.class})
+    public Response unauthorized(RuntimeException e, UriInfo uri) {
+        return Response.fromResponse(respond(Problem.of("unauthorized", "Unauthorized", 401,
+                        "a valid bearer token is required (Authorization: Bearer <jwt>)", path(uri), Map.of())))
+                .header("WWW-Authenticate", "Bearer").build();
+    }
+
+    @ServerExceptionMapper({ForbiddenException.class, jakarta.ws.rs.ForbiddenException.class})
+    public Response forbidden(RuntimeException e, UriInfo uri) {
+        return respond(Problem.of("forbidden", "Forbidden", 403,
+                "your token's role may not do this" + (e.getMessage() == null ? "" : ": " + e.getMessage()), path(uri), Map.of()));
+    }
+
+    @ServerExceptionMapper
+    public Response web(WebApplicationException e, UriInfo uri) {
+        int status = e.getResponse().getStatus();
+        if (status >= 500) {
+            LOG.error("request failed", e);
+        }
+        String title = Response.Status.fromStatusCode(status) == null ? "Error" : Response.Status.fromStatusCode(status).getReasonPhrase();
+        return respond(Problem.of(title.toLowerCase().replace(' ', '-'), title, status,
+                e.getMessage() == null ? title : e.getMessage(), path(uri), Map.of()));
+    }
+
+    @ServerExceptionMapper
+    public Response unexpected(Exception e, UriInfo uri) {
+        LOG.error("unexpected error", e);
+        return respond(Problem.of("internal", "Internal error", 500,
+                "something went wrong on our side; the request may not have been applied, and it is logged", path(uri), Map.of()));
+    }
+
+    private static Response respond(Problem problem) {
+        return Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem).build();
+    }
+
+    private static String path(UriInfo uri) {
+        return uri == null ? null : uri.getPath();
+    }
+}

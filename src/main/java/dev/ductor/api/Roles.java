@@ -1,0 +1,13 @@
+package dev.ductor.api;
+
+/** The roles of the {@code groups} claim. */
+public final class Roles {
+
+    public static final String ADMIN = "admin";
+    public static final String OPERATOR = "operator";
+    public static final String CLIENT = "client";
+    public static final String WORKER = "worker";
+
+    private Roles() {
+    }
+}

@@ -1,0 +1,53 @@
+package dev.ductor.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.error.BadRequestException;
+import dev.ductor.run.StartRequest;
+
+import java.util.Iterator;
+import java.util.Set;
+
+/** Checks a start body {@code {input?, idempotencyKey?, tier?}} field by field, naming what is wrong. */
+final class StartRequests {
+
+    static final Set<String> TIERS = Set.of("interactive", "standard", "bulk");
+    private static final Set<String> FIELDS = Set.of("input", "idempotencyKey", "tier");
+    static final int MAX_KEY_LENGTH = 200;
+
+    private StartRequests() {
+    }
+
+    static StartRequest parse(JsonNode body) {
+        if (body == null || body.isNull() || body.isMissingNode()) {
+            return new StartRequest(null, null, "standard");
+        }
+        if (!body.isObject()) {
+            throw new BadRequestException(null, "the body must be a JSON object {input, idempotencyKey?, tier?}");
+        }
+        for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!FIELDS.contains(name)) {
+                throw new BadRequestException(name, "unknown field '" + name + "' (allowed: input, idempotencyKey, tier)");
+            }
+        }
+        JsonNode key = body.get("idempotencyKey");
+        String idempotencyKey = null;
+        if (key != null && !key.isNull()) {
+            if (!key.isTextual() || key.asText().isBlank() || key.asText().length() > MAX_KEY_LENGTH) {
+                throw new BadRequestException("idempotencyKey", "idempotencyKey must be a non-blank string of at most "
+                        + MAX_KEY_LENGTH + " characters");
+            }
+            idempotencyKey = key.asText();
+        }
+        JsonNode tierNode = body.get("tier");
+        String tier = "standard";
+        if (tierNode != null && !tierNode.isNull()) {
+            if (!tierNode.isTextual() || !TIERS.contains(tierNode.asText())) {
+                throw new BadRequestException("tier", "tier must be one of interactive, standard, bulk");
+            }
+            tier = tierNode.asText();
+        }
+        JsonNode input = body.get("input");
+        return new StartRequest(input == null || input.isNull() ? null : input, idempotencyKey, tier);
+    }
+}

@@ -1,0 +1,130 @@
+package dev.ductor.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Every runtime {@code ductor.*} setting; application.properties and docs/operations.md describe each. */
+@ConfigMapping(prefix = "ductor")
+public interface DuctorConfig {
+
+    Embedded embedded();
+
+    DevTokens devTokens();
+
+    Coordinator coordinator();
+
+    Worker worker();
+
+    Watchdog watchdog();
+
+    /** Load the sample workflows (chain3, fanout, ...) for tenant demo at start-up. */
+    @WithDefault("false")
+    boolean samples();
+
+    /** Where this pod says it is, in lease owners and logs; defaults to host name and pid. */
+    java.util.Optional<String> podName();
+
+    /** Read before CDI starts by the embedded PostgreSQL config source; mapped here so the keys are documented and checked. */
+    interface Embedded {
+        /** Start a PostgreSQL of our own when no quarkus.datasource.jdbc.url is configured. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Its data directory, kept across restarts. */
+        @WithDefault(".ductor/pgdata")
+        String dataDir();
+
+        /** Use a throw-away directory under java.io.tmpdir instead (tests). */
+        @WithDefault("false")
+        boolean ephemeral();
+
+        /** 0 picks a free port; the JDBC URL is logged at start-up. */
+        @WithDefault("0")
+        int port();
+    }
+
+    interface DevTokens {
+        /** Generate a dev key pair and log a token per role for tenant demo (dev, test, embedded profiles only). */
+        @WithDefault("false")
+        boolean enabled();
+
+        /** Where dev-keys/ and dev-tokens/ are written. */
+        @WithDefault(".ductor")
+        String dir();
+    }
+
+    interface Coordinator {
+        /** Run coordinator loops in this process. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Concurrent coordinator loops per process. */
+        @WithDefault("2")
+        int threads();
+
+        /** Wakeups claimed per round; wakeups of one run in a batch share one tick. */
+        @WithDefault("32")
+        int batchSize();
+
+        /** How long a claimed wakeup stays invisible to other pods before it is redelivered. */
+        @WithDefault("30s")
+        Duration lease();
+
+        /** Sleep between polls when the queue had nothing due (a commit in this JVM wakes the loop early). */
+        @WithDefault("50ms")
+        Duration idlePoll();
+
+        /** Delays before the in-process retries after a version conflict (the first attempt is immediate). */
+        @WithDefault("10ms,20ms,40ms,1s")
+        List<Duration> retryDelays();
+
+        /** In-process retries after a conflict (SmallRye's maxRetries follows this key). */
+        @WithDefault("4")
+        int maxRetries();
+
+        /** First requeue delay after the in-process retries are exhausted; doubles per requeue. */
+        @WithDefault("100ms")
+        Duration requeueBase();
+
+        /** Cap of the requeue backoff. */
+        @WithDefault("10s")
+        Duration requeueCap();
+
+        /** Requeues without progress after which a run is force-failed as livelocked. */
+        @WithDefault("8")
+        int maxNonProgressingRequeues();
+    }
+
+    interface Worker {
+        /** Run in-process step workers (noop, echo, sleep, fail, http) in this process. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Concurrent in-process tasks per process. */
+        @WithDefault("8")
+        int threads();
+
+        /** Lease of a claimed task; a worker heartbeats at a third of it while the task runs. */
+        @WithDefault("30s")
+        Duration lease();
+
+        @WithDefault("50ms")
+        Duration idlePoll();
+    }
+
+    interface Watchdog {
+        @WithDefault("true")
+        boolean enabled();
+
+        /** A running run with no commit for this long and nothing queued that could advance it is force-failed. */
+        @WithDefault("1h")
+        Duration stuckAfter();
+
+        /** Runs examined per batch, keyed by (updated_at, run_id). */
+        @WithDefault("500")
+        int batchSize();
+    }
+}

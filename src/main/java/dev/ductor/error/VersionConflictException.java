@@ -1,0 +1,52 @@
+package dev.ductor.error;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A write based on a version that is no longer current. Over HTTP it carries the resource as it is now
+ * and what the caller sent, so the caller can compare and resend instead of retyping.
+ */
+public class VersionConflictException extends DuctorException {
+
+    private final Long expectedVersion;
+    private final Long currentVersion;
+    private final Object current;
+    private final Object rejected;
+
+    public VersionConflictException(String what, Long expectedVersion, Long currentVersion, Object current, Object rejected) {
+        super(what + " was changed by someone else: you sent version " + expectedVersion + ", it is now at version "
+                + currentVersion + ". Your change was NOT saved; review the current state and send it again with"
+                + " If-Match: \"" + currentVersion + "\".");
+        this.expectedVersion = expectedVersion;
+        this.currentVersion = currentVersion;
+        this.current = current;
+        this.rejected = rejected;
+    }
+
+    @Override
+    public int status() {
+        return 409;
+    }
+
+    @Override
+    public String type() {
+        return "version-conflict";
+    }
+
+    @Override
+    public String title() {
+        return "Version conflict";
+    }
+
+    @Override
+    public Map<String, Object> extensions() {
+        Map<String, Object> extensions = new LinkedHashMap<>();
+        extensions.put("saved", false);
+        extensions.put("expectedVersion", expectedVersion);
+        extensions.put("currentVersion", currentVersion);
+        extensions.put("current", current);
+        extensions.put("rejected", rejected);
+        return extensions;
+    }
+}

@@ -1,0 +1,80 @@
+package dev.ductor.metrics;
+
+import dev.ductor.run.TickOutcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Every Ductor meter, with stable names and low-cardinality tags (never a run id). Prometheus names:
+ * {@code ductor_tick_total{outcome}}, {@code ductor_tick_retries_total}, {@code ductor_requeues_total},
+ * {@code ductor_forced_failures_total{reason}}, {@code ductor_tick_seconds}, {@code ductor_queue_depth{tier}},
+ * {@code ductor_queue_lag_seconds{tier}}, {@code ductor_signals_total{outcome}}.
+ */
+@ApplicationScoped
+public class DuctorMetrics {
+
+    private final MeterRegistry registry;
+    private final Map<TickOutcome, Counter> ticks = new EnumMap<>(TickOutcome.class);
+    private final Counter retries;
+    private final Counter requeues;
+    private final DistributionSummary tickSeconds;
+    private final Map<String, AtomicLong> depth = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> lagMillis = new ConcurrentHashMap<>();
+
+    @Inject
+    public DuctorMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        for (TickOutcome outcome : TickOutcome.values()) {
+            ticks.put(outcome, Counter.builder("ductor.tick").description("Coordinator ticks by outcome; a version conflict is not an error")
+                    .tag("outcome", outcome.tag()).register(registry));
+        }
+        retries = Counter.builder("ductor.tick.retries").description("In-process tick retries after a version conflict").register(registry);
+        requeues = Counter.builder("ductor.requeues").description("Wakeups requeued with backoff after the in-process retries ran out").register(registry);
+        // A summary named *.seconds rather than a Timer: a Timer would be exported as ductor_tick_seconds too,
+        // but Micrometer refuses a Timer and the ductor.tick counter under one base name.
+        tickSeconds = DistributionSummary.builder("ductor.tick.seconds").description("Duration of one tick attempt")
+                .baseUnit("seconds").publishPercentileHistogram().register(registry);
+    }
+
+    public void tick(TickOutcome outcome, long nanos) {
+        ticks.get(outcome).increment();
+        tickSeconds.record(nanos / 1e9);
+    }
+
+    public void retry() {
+        retries.increment();
+    }
+
+    public void requeue() {
+        requeues.increment();
+    }
+
+    public void forcedFailure(String reason) {
+        Counter.builder("ductor.forced.failures").description("Runs force-failed by the livelock guard or the watchdog")
+                .tag("reason", reason).register(registry).increment();
+    }
+
+    public void signal(String outcome) {
+        Counter.builder("ductor.signals").description("Signals by outcome").tag("outcome", outcome).register(registry).increment();
+    }
+
+    /** Sets the sampled depth and lag of a tier's due queue items. */
+    public void queue(String tier, long dueItems, long oldestLagMillis) {
+        depth.computeIfAbsent(tier, t -> registry.gauge("ductor.queue.depth", io.micrometer.core.instrument.Tags.of("tier", t),
+                new AtomicLong())).set(dueItems);
+        lagMillis.computeIfAbsent(tier, t -> {
+            AtomicLong holder = new AtomicLong();
+            io.micrometer.core.instrument.Gauge.builder("ductor.queue.lag", holder, h -> h.get() / 1000.0)
+                    .baseUnit("seconds").tag("tier", t).register(registry);
+            return holder;
+        }).set(oldestLagMillis);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.ductor.run;
+
+import dev.ductor.config.DuctorConfig;
+import dev.ductor.metrics.DuctorMetrics;
+import dev.ductor.queue.QueueItem;
+import dev.ductor.queue.QueueKind;
+import dev.ductor.run.core.Input;
+import dev.ductor.run.core.RunStatus;
+import dev.ductor.run.core.TickResult;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Advances one run for the wakeups claimed for it: one tick for all of them (redundant wakeups cost one
+ * tick, or a no-op), retried in-process on conflict, then requeued with backoff, and after too many
+ * requeues without progress force-failed as livelocked.
+ */
+@ApplicationScoped
+public class Coordinator {
+
+    private static final Logger LOG = Logger.getLogger(Coordinator.class);
+
+    private final RetryingTick retryingTick;
+    private final WakeupRequeuer requeuer;
+    private final DuctorMetrics metrics;
+    private final DuctorConfig config;
+
+    @Inject
+    public Coordinator(RetryingTick retryingTick, WakeupRequeuer requeuer, DuctorMetrics metrics, DuctorConfig config) {
+        this.retryingTick = retryingTick;
+        this.requeuer = requeuer;
+        this.metrics = metrics;
+        this.config = config;
+    }
+
+    public void process(UUID runId, List<QueueItem> items) {
+        List<Input> carried = items.stream()
+                .filter(item -> item.kind() == QueueKind.TIMER)
+                .<Input>map(item -> new Input.TimerFired(0, item.nodeId()))
+                .toList();
+        int requeues = items.stream().mapToInt(QueueItem::requeueCount).max().orElse(0);
+        try {
+            retryingTick.tick(runId, carried, items, new Attempts());
+        } catch (RunConflictException exhausted) {
+            if (requeues + 1 > config.coordinator().maxNonProgressingRequeues()) {
+                LOG.warnf("run %s lost %d requeued ticks in a row without progress; force-failing it as livelocked", runId, requeues);
+                forceFail(runId, "livelock", items);
+            } else {
+                metrics.requeue();
+                requeuer.requeue(items, requeues);
+            }
+        }
+    }
+
+    /**
+     * Ends a run as FAILED through an ordinary, version-checked tick, so several pods (or the watchdog and
+     * the livelock guard) deciding it at once still fail it exactly once. Returns true when this call did it.
+     */
+    public boolean forceFail(UUID runId, String reason, List<QueueItem> acks) {
+        for (int round = 0; round < 3; round++) {
+            try {
+                TickResult result = retryingTick.tick(runId, List.of(new Input.ForceFail(0, reason)), acks, new Attempts());
+                boolean failedNow = result != null && result.madeProgress() && result.status() == RunStatus.FAILED;
+                if (failedNow) {
+                    metrics.forcedFailure(reason);
+                }
+                return failedNow;
+            } catch (RunConflictException stillContended) {
+                LOG.debugf("force-failing run %s conflicted again; round %d", runId, round + 1);
+            }
+        }
+        return false;
+    }
+}

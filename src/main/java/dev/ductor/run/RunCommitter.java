@@ -1,0 +1,117 @@
+package dev.ductor.run;
+
+import dev.ductor.config.JsonCodec;
+import dev.ductor.queue.NewQueueItem;
+import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.QueueSignal;
+import dev.ductor.run.core.Effect;
+import dev.ductor.run.core.StateChecksum;
+import dev.ductor.run.core.TickResult;
+import dev.ductor.run.core.Transition;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.OptimisticLockException;
+import org.hibernate.Session;
+import org.hibernate.StaleStateException;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Writes a tick's result in the caller's transaction: first the run row through Hibernate's versioned
+ * UPDATE (so a lost race fails before anything else is written), then the history rows, the outbox
+ * (queue rows for every effect) and the consumed inbox rows. Nothing leaves the database before the
+ * commit, so a losing tick leaves no trace and a crash after the commit loses nothing.
+ */
+@ApplicationScoped
+public class RunCommitter {
+
+    private final EntityManager em;
+    private final NodeStatesCodec codec;
+    private final QueueRepository queue;
+    private final RunInbox inbox;
+    private final JsonCodec json;
+    private final QueueSignal signal;
+
+    @Inject
+    public RunCommitter(EntityManager em, NodeStatesCodec codec, QueueRepository queue, RunInbox inbox, JsonCodec json,
+                        QueueSignal signal) {
+        this.signal = signal;
+        this.em = em;
+        this.codec = codec;
+        this.queue = queue;
+        this.inbox = inbox;
+        this.json = json;
+    }
+
+    public void commit(LoadedRun loaded, TickResult result, Instant now) {
+        WorkflowRunEntity run = loaded.entity();
+        long expected = run.dbRecordVersion;
+        run.status = result.status().name();
+        run.nodeStates = codec.write(result.nodes());
+        run.stateChecksum = StateChecksum.of(result.nodes());
+        run.lastTransitionSeq = result.lastSeq();
+        run.output = json.write(result.output());
+        run.updatedAt = now;
+        try {
+            em.flush();
+        } catch (OptimisticLockException | StaleStateException lost) {
+            throw new RunConflictException(run.runId, expected, currentVersion(run.runId));
+        }
+        writeConsequences(run.runId, run.tenant, run.tier, result, now);
+        inbox.markConsumed(result.consumedInputs(), now);
+    }
+
+    /** History and outbox rows of a tick; also used when a run is created with its first tick applied. */
+    void writeConsequences(UUID runId, String tenant, String tier, TickResult result, Instant now) {
+        for (Transition transition : result.transitions()) {
+            RunTransitionEntity row = new RunTransitionEntity();
+            row.runId = runId;
+            row.seq = transition.seq();
+            row.at = now;
+            row.nodeId = transition.node();
+            row.fromState = transition.from();
+            row.toState = transition.to();
+            row.cause = transition.cause();
+            em.persist(row);
+        }
+        if (result.status().isTerminal()) {
+            queue.deleteForRun(runId);
+            return;
+        }
+        List<NewQueueItem> items = new ArrayList<>();
+        for (Effect effect : result.effects()) {
+            if (effect instanceof Effect.DispatchTask task) {
+                items.add(NewQueueItem.task(tenant, tier, runId, task.node(), task.attempt(), task.handler(), task.pool(),
+                        json.write(task.input()), task.availableAt()));
+            } else if (effect instanceof Effect.ScheduleTimer timer) {
+                items.add(NewQueueItem.timer(tenant, tier, runId, timer.node(), timer.dueAt()));
+            }
+        }
+        queue.enqueue(items, now);
+        if (!items.isEmpty()) {
+            signal.afterCommit();
+        }
+    }
+
+    /**
+     * The version the winner left, read on the same connection without flushing the failed session: a
+     * zero-row UPDATE is not an SQL error, so the transaction can still answer before it rolls back.
+     */
+    private Long currentVersion(UUID runId) {
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "SELECT db_record_version FROM eec_workflow_run WHERE run_id = ?")) {
+                statement.setObject(1, runId);
+                try (ResultSet rs = statement.executeQuery()) {
+                    return rs.next() ? rs.getLong(1) : null;
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,73 @@
+package dev.ductor.run;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * What reaches a run from outside, waiting for the next tick. Raw SQL because the deduplication is
+ * {@code ON CONFLICT DO NOTHING} on {@code UNIQUE (run_id, dedup_key)}: a repeated delivery is a no-op
+ * decided by the database, not by a read-then-insert that two deliveries could both pass.
+ */
+@ApplicationScoped
+public class RunInbox {
+
+    private final EntityManager em;
+
+    @Inject
+    public RunInbox(EntityManager em) {
+        this.em = em;
+    }
+
+    /** True when this delivery was new; false when the same dedup key was delivered before. */
+    public boolean deliver(UUID runId, InboxKind kind, String dedupKey, String nodeId, Integer attempt, Long taskId,
+                           String payload, Instant now) {
+        return em.createNativeQuery("""
+                        INSERT INTO eec_run_inbox (run_id, kind, dedup_key, node_id, attempt, task_id, payload, created_at)
+                        VALUES (?1, ?2, ?3, ?4, ?5, ?8, CAST(?6 AS jsonb), ?7)
+                        ON CONFLICT (run_id, dedup_key) DO NOTHING""")
+                .setParameter(1, runId)
+                .setParameter(2, kind.name())
+                .setParameter(3, dedupKey)
+                .setParameter(4, nodeId)
+                .setParameter(5, attempt)
+                .setParameter(6, payload)
+                .setParameter(7, now)
+                .setParameter(8, taskId)
+                .executeUpdate() == 1;
+    }
+
+    /** What a task reported the first time, for telling an identical repeat from a fenced-off one. */
+    public String resultOf(long taskId) {
+        List<?> rows = em.createNativeQuery("SELECT CAST(payload AS text) FROM eec_run_inbox WHERE task_id = ?1")
+                .setParameter(1, taskId)
+                .getResultList();
+        return rows.isEmpty() ? null : (String) rows.get(0);
+    }
+
+    @SuppressWarnings("unchecked")
+    public List<InboxMessage> pending(UUID runId) {
+        List<Object[]> rows = em.createNativeQuery("""
+                        SELECT id, kind, node_id, attempt, CAST(payload AS text) FROM eec_run_inbox
+                         WHERE run_id = ?1 AND consumed_at IS NULL ORDER BY id""")
+                .setParameter(1, runId)
+                .getResultList();
+        return rows.stream().map(r -> new InboxMessage(((Number) r[0]).longValue(), InboxKind.valueOf((String) r[1]),
+                (String) r[2], r[3] == null ? null : ((Number) r[3]).intValue(), (String) r[4])).toList();
+    }
+
+    public void markConsumed(Collection<Long> ids, Instant now) {
+        if (ids.isEmpty()) {
+            return;
+        }
+        em.createNativeQuery("UPDATE eec_run_inbox SET consumed_at = ?1 WHERE id IN (?2)")
+                .setParameter(1, now)
+                .setParameter(2, ids)
+                .executeUpdate();
+    }
+}

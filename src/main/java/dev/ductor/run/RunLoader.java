@@ -1,0 +1,78 @@
+package dev.ductor.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.config.JsonCodec;
+import dev.ductor.run.core.Input;
+import dev.ductor.run.core.NodeState;
+import dev.ductor.run.core.RunSnapshot;
+import dev.ductor.run.core.RunStatus;
+import dev.ductor.run.core.StateChecksum;
+import dev.ductor.workflow.WorkflowService;
+import dev.ductor.workflow.model.WorkflowDefinition;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/** Reads a run for a tick: the row (checksum verified), its pinned definition, and its pending inbox. */
+@ApplicationScoped
+public class RunLoader {
+
+    private final EntityManager em;
+    private final WorkflowService workflows;
+    private final NodeStatesCodec codec;
+    private final RunInbox inbox;
+    private final JsonCodec json;
+
+    @Inject
+    public RunLoader(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, RunInbox inbox, JsonCodec json) {
+        this.em = em;
+        this.workflows = workflows;
+        this.codec = codec;
+        this.inbox = inbox;
+        this.json = json;
+    }
+
+    public Optional<LoadedRun> load(UUID runId) {
+        WorkflowRunEntity entity = em.find(WorkflowRunEntity.class, runId);
+        if (entity == null) {
+            return Optional.empty();
+        }
+        RunSnapshot snapshot = snapshot(entity);
+        List<Input> inputs = snapshot.status().isTerminal() ? List.of() : inputs(runId);
+        return Optional.of(new LoadedRun(entity, snapshot, inputs));
+    }
+
+    RunSnapshot snapshot(WorkflowRunEntity entity) {
+        WorkflowDefinition definition = workflows.revision(entity.tenant, entity.workflowName, entity.workflowRevision);
+        Map<String, NodeState> nodes = codec.read(entity.nodeStates, definition);
+        String computed = StateChecksum.of(nodes);
+        if (!computed.equals(entity.stateChecksum)) {
+            throw new CorruptRunStateException(entity.runId, entity.stateChecksum, computed);
+        }
+        return new RunSnapshot(entity.runId, definition, RunStatus.valueOf(entity.status), nodes,
+                entity.lastTransitionSeq, entity.dbRecordVersion, json.tree(entity.input));
+    }
+
+    private List<Input> inputs(UUID runId) {
+        List<Input> inputs = new ArrayList<>();
+        for (InboxMessage message : inbox.pending(runId)) {
+            JsonNode payload = json.tree(message.payload());
+            switch (message.kind()) {
+                case TASK_RESULT -> inputs.add(payload.path("completed").asBoolean()
+                        ? new Input.TaskCompleted(message.id(), message.nodeId(), message.attempt(), payload.get("output"))
+                        : new Input.TaskFailed(message.id(), message.nodeId(), message.attempt(),
+                        payload.path("error").asText("failed"), payload.path("retryable").asBoolean(true)));
+                case SIGNAL -> inputs.add(new Input.SignalReceived(message.id(), payload.path("name").asText(),
+                        payload.get("payload")));
+                case CANCEL -> inputs.add(new Input.CancelRequested(message.id(), payload.path("reason").asText("cancelled")));
+            }
+        }
+        return inputs;
+    }
+}

@@ -1,0 +1,140 @@
+package dev.ductor.run;
+
+import dev.ductor.config.JsonCodec;
+import dev.ductor.error.BadRequestException;
+import dev.ductor.error.NotFoundException;
+import dev.ductor.run.core.NodeState;
+import dev.ductor.run.core.RunStatus;
+import dev.ductor.workflow.WorkflowService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.TypedQuery;
+import jakarta.transaction.Transactional;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** Read side of runs, always scoped to the caller's tenant: another tenant's run simply does not exist. */
+@ApplicationScoped
+public class RunQueries {
+
+    public static final int MAX_LIMIT = 500;
+
+    private final EntityManager em;
+    private final WorkflowService workflows;
+    private final NodeStatesCodec codec;
+    private final JsonCodec json;
+
+    @Inject
+    public RunQueries(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, JsonCodec json) {
+        this.em = em;
+        this.workflows = workflows;
+        this.codec = codec;
+        this.json = json;
+    }
+
+    @Transactional
+    public RunView get(String tenant, UUID runId) {
+        return view(find(tenant, runId));
+    }
+
+    WorkflowRunEntity find(String tenant, UUID runId) {
+        WorkflowRunEntity run = em.find(WorkflowRunEntity.class, runId);
+        if (run == null || !run.tenant.equals(tenant)) {
+            throw new NotFoundException("Run", runId.toString());
+        }
+        return run;
+    }
+
+    @Transactional
+    public List<TransitionView> history(String tenant, UUID runId) {
+        find(tenant, runId);
+        return em.createQuery("FROM RunTransitionEntity WHERE runId = :runId ORDER BY seq", RunTransitionEntity.class)
+                .setParameter("runId", runId)
+                .getResultList().stream()
+                .map(t -> new TransitionView(t.seq, t.at, t.nodeId, t.fromState, t.toState, t.cause))
+                .toList();
+    }
+
+    /** Newest first, keyset-paginated on (created_at, run_id) so deep pages cost what the first does. */
+    @Transactional
+    public RunPage list(String tenant, String workflow, String status, Integer limit, String cursor) {
+        int size = limit == null ? 50 : limit;
+        if (size < 1 || size > MAX_LIMIT) {
+            throw new BadRequestException("limit", "limit must be between 1 and " + MAX_LIMIT);
+        }
+        if (status != null) {
+            try {
+                RunStatus.valueOf(status);
+            } catch (IllegalArgumentException e) {
+                throw new BadRequestException("status", "status must be one of RUNNING, SUCCEEDED, FAILED, CANCELLED");
+            }
+        }
+        StringBuilder jpql = new StringBuilder("FROM WorkflowRunEntity WHERE tenant = :tenant");
+        if (workflow != null) {
+            jpql.append(" AND workflowName = :workflow");
+        }
+        if (status != null) {
+            jpql.append(" AND status = :status");
+        }
+        Cursor after = cursor == null ? null : Cursor.decode(cursor);
+        if (after != null) {
+            jpql.append(" AND (createdAt < :createdAt OR (createdAt = :createdAt AND runId < :runId))");
+        }
+        jpql.append(" ORDER BY createdAt DESC, runId DESC");
+        TypedQuery<WorkflowRunEntity> query = em.createQuery(jpql.toString(), WorkflowRunEntity.class)
+                .setParameter("tenant", tenant)
+                .setMaxResults(size + 1);
+        if (workflow != null) {
+            query.setParameter("workflow", workflow);
+        }
+        if (status != null) {
+            query.setParameter("status", status);
+        }
+        if (after != null) {
+            query.setParameter("createdAt", after.createdAt()).setParameter("runId", after.runId());
+        }
+        List<WorkflowRunEntity> rows = query.getResultList();
+        String next = null;
+        if (rows.size() > size) {
+            rows = rows.subList(0, size);
+            WorkflowRunEntity last = rows.get(size - 1);
+            next = new Cursor(last.createdAt, last.runId).encode();
+        }
+        return new RunPage(rows.stream().map(this::view).toList(), next);
+    }
+
+    RunView view(WorkflowRunEntity run) {
+        Map<String, NodeState> states = codec.read(run.nodeStates,
+                workflows.revision(run.tenant, run.workflowName, run.workflowRevision));
+        Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
+        states.forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
+        return new RunView(run.runId, run.workflowName, run.workflowRevision, run.status, run.tier, nodes,
+                json.tree(run.input), json.tree(run.output), run.dbRecordVersion, run.createdAt, run.updatedAt);
+    }
+
+    /** An opaque position: base64url of {@code <epoch micros>:<run id>}. */
+    record Cursor(Instant createdAt, UUID runId) {
+
+        String encode() {
+            long micros = ChronoUnit.MICROS.between(Instant.EPOCH, createdAt);
+            return Base64.getUrlEncoder().withoutPadding().encodeToString((micros + ":" + runId).getBytes(StandardCharsets.UTF_8));
+        }
+
+        static Cursor decode(String cursor) {
+            try {
+                String[] parts = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8).split(":", 2);
+                return new Cursor(Instant.EPOCH.plus(Long.parseLong(parts[0]), ChronoUnit.MICROS), UUID.fromString(parts[1]));
+            } catch (RuntimeException e) {
+                throw new BadRequestException("cursor", "cursor is not one this API returned");
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.ductor.run;
+
+import dev.ductor.config.JsonCodec;
+import dev.ductor.run.core.NodeState;
+import dev.ductor.run.core.RunSnapshot;
+import dev.ductor.run.core.RunStatus;
+import dev.ductor.run.core.StateChecksum;
+import dev.ductor.run.core.Tick;
+import dev.ductor.run.core.TickResult;
+import dev.ductor.workflow.WorkflowService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Creates a run with its first tick already applied (the first nodes dispatched in the same transaction),
+ * pinned to the workflow's current revision. A repeated idempotency key returns the existing run: the
+ * unique index decides, through {@code ON CONFLICT DO NOTHING}, so two concurrent starts cannot both win.
+ */
+@ApplicationScoped
+public class RunStarter {
+
+    private final EntityManager em;
+    private final WorkflowService workflows;
+    private final NodeStatesCodec codec;
+    private final RunCommitter committer;
+    private final RunQueries queries;
+    private final JsonCodec json;
+    private final Clock clock;
+
+    @Inject
+    public RunStarter(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, RunCommitter committer,
+                      RunQueries queries, JsonCodec json, Clock clock) {
+        this.em = em;
+        this.workflows = workflows;
+        this.codec = codec;
+        this.committer = committer;
+        this.queries = queries;
+        this.json = json;
+        this.clock = clock;
+    }
+
+    public record Started(boolean created, RunView run) {
+    }
+
+    @Transactional
+    public Started start(String tenant, String workflowName, StartRequest request) {
+        WorkflowService.Pinned pinned = workflows.current(tenant, workflowName);
+        Instant now = clock.instant();
+        UUID runId = UUID.randomUUID();
+        Map<String, NodeState> pending = new LinkedHashMap<>();
+        pinned.definition().nodes().forEach(n -> pending.put(n.id(), NodeState.pending()));
+        // seq 1 is the run's own "started" entry; the first tick continues from there.
+        RunSnapshot fresh = new RunSnapshot(runId, pinned.definition(), RunStatus.RUNNING, pending, 1, 0, request.input());
+        TickResult first = Tick.tick(fresh, List.of(), now);
+        Map<String, NodeState> ordered = new LinkedHashMap<>();
+        pinned.definition().nodes().forEach(n -> ordered.put(n.id(), first.nodes().get(n.id())));
+        int inserted = em.createNativeQuery("""
+                        INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
+                                                      last_transition_seq, state_checksum, db_record_version, input, output,
+                                                      idempotency_key, created_at, updated_at)
+                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), ?8, ?9, 0, CAST(?10 AS jsonb), CAST(?11 AS jsonb), ?12, ?13, ?13)
+                        ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING""")
+                .setParameter(1, runId)
+                .setParameter(2, tenant)
+                .setParameter(3, workflowName)
+                .setParameter(4, pinned.revision())
+                .setParameter(5, first.status().name())
+                .setParameter(6, request.tier())
+                .setParameter(7, codec.write(ordered))
+                .setParameter(8, first.lastSeq())
+                .setParameter(9, StateChecksum.of(ordered))
+                .setParameter(10, json.write(request.input()))
+                .setParameter(11, json.write(first.output()))
+                .setParameter(12, request.idempotencyKey())
+                .setParameter(13, now)
+                .executeUpdate();
+        if (inserted == 0) {
+            return new Started(false, queries.view(existing(tenant, workflowName, request.idempotencyKey())));
+        }
+        RunTransitionEntity started = new RunTransitionEntity();
+        started.runId = runId;
+        started.seq = 1;
+        started.at = now;
+        started.toState = RunStatus.RUNNING.name();
+        started.cause = "started on revision " + pinned.revision();
+        em.persist(started);
+        committer.writeConsequences(runId, tenant, request.tier(), first, now);
+        return new Started(true, queries.view(em.find(WorkflowRunEntity.class, runId)));
+    }
+
+    private WorkflowRunEntity existing(String tenant, String workflowName, String idempotencyKey) {
+        return em.createQuery("FROM WorkflowRunEntity WHERE tenant = :tenant AND workflowName = :workflow"
+                        + " AND idempotencyKey = :key", WorkflowRunEntity.class)
+                .setParameter("tenant", tenant)
+                .setParameter("workflow", workflowName)
+                .setParameter("key", idempotencyKey)
+                .getSingleResult();
+    }
+}

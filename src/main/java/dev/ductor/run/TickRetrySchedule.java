@@ -1,0 +1,29 @@
+package dev.ductor.run;
+
+import io.smallrye.faulttolerance.api.CustomBackoffStrategy;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The seed's in-process retry schedule after a version conflict: 0 (the first attempt), then 10 ms,
+ * 20 ms, 40 ms and 1 s, from {@code ductor.coordinator.retry-delays}. SmallRye creates one strategy per
+ * invocation, so the position in the schedule is plain instance state.
+ */
+public class TickRetrySchedule implements CustomBackoffStrategy {
+
+    private List<Duration> delays;
+    private int retry;
+
+    @Override
+    public void init(long initialDelayInMillis) {
+        delays = ConfigProvider.getConfig().getValues("ductor.coordinator.retry-delays", Duration.class);
+    }
+
+    @Override
+    public long nextDelayInMillis(Throwable cause) {
+        Duration delay = delays.get(Math.min(retry++, delays.size() - 1));
+        return delay.toMillis();
+    }
+}

@@ -1,0 +1,68 @@
+package dev.ductor.run;
+
+import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+import org.hibernate.annotations.JdbcTypeCode;
+import org.hibernate.type.SqlTypes;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * A run row. {@code dbRecordVersion} is the JPA version: every flush of a change is Hibernate's
+ * {@code UPDATE ... WHERE run_id = ? AND db_record_version = ?}, and zero rows raise. Only the
+ * coordinator's commit ({@link RunCommitter}) changes a loaded run.
+ */
+@Entity
+@Table(name = "eec_workflow_run")
+public class WorkflowRunEntity extends PanacheEntityBase {
+
+    @Id
+    @Column(name = "run_id")
+    public UUID runId;
+
+    public String tenant;
+
+    @Column(name = "workflow_name")
+    public String workflowName;
+
+    @Column(name = "workflow_revision")
+    public int workflowRevision;
+
+    public String status;
+
+    public String tier;
+
+    @JdbcTypeCode(SqlTypes.JSON)
+    @Column(name = "node_states")
+    public String nodeStates;
+
+    @Column(name = "last_transition_seq")
+    public long lastTransitionSeq;
+
+    @Column(name = "state_checksum")
+    public String stateChecksum;
+
+    @Version
+    @Column(name = "db_record_version")
+    public long dbRecordVersion;
+
+    @JdbcTypeCode(SqlTypes.JSON)
+    public String input;
+
+    @JdbcTypeCode(SqlTypes.JSON)
+    public String output;
+
+    @Column(name = "idempotency_key")
+    public String idempotencyKey;
+
+    @Column(name = "created_at")
+    public Instant createdAt;
+
+    @Column(name = "updated_at")
+    public Instant updatedAt;
+}

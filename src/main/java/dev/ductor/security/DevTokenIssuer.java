@@ -1,0 +1,91 @@
+package dev.ductor.security;
+
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.jwt.build.Jwt;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Prints and saves one ready-to-use bearer token per role at start-up, so that a fresh clone can call
+ * the API at once without an identity provider. The tokens are signed with the dev key that
+ * {@link DevKeyConfigSourceFactory} supplies, so no other deployment accepts them.
+ */
+@ApplicationScoped
+public class DevTokenIssuer {
+
+    static final String ENABLED = "ductor.dev-tokens.enabled";
+    static final String DIR = "ductor.dev-tokens.dir";
+    static final String DEFAULT_DIR = ".ductor";
+
+    public static final String DEMO_TENANT = "demo";
+    public static final List<String> ROLES = List.of("admin", "operator", "client", "worker");
+
+    /** Long enough for a day-to-day dev setup, short enough that a leaked dev token expires on its own. */
+    private static final Duration VALIDITY = Duration.ofDays(30);
+    private static final Logger LOG = Logger.getLogger(DevTokenIssuer.class);
+
+    @ConfigProperty(name = ENABLED, defaultValue = "false")
+    boolean enabled;
+
+    @ConfigProperty(name = DIR, defaultValue = DEFAULT_DIR)
+    Path dir;
+
+    @Inject
+    Config config;
+
+    void onStart(@Observes StartupEvent event) {
+        if (!enabled) {
+            return;
+        }
+        if (!DevKeySource.NAME.equals(config.getConfigValue(JwtSettings.SIGN_KEY_LOCATION).getSourceName())) {
+            LOG.info("Ductor dev tokens not issued: a JWT verification key is configured, which would reject them");
+            return;
+        }
+        Path tokenDir = dir.resolve("dev-tokens");
+        for (String role : ROLES) {
+            String token = mint(role, DEMO_TENANT);
+            LOG.infof("Ductor dev token role=%s tenant=%s: %s", role, DEMO_TENANT, token);
+            write(tokenDir.resolve(role + ".jwt"), token);
+        }
+    }
+
+    /** A dev token with one role; tests use it for tenants other than {@value #DEMO_TENANT}. */
+    public String mint(String role, String tenant) {
+        return mint(List.of(role), tenant);
+    }
+
+    /** A dev token for subject {@code dev-<roles joined by '-'>} holding all the given roles. */
+    public String mint(Collection<String> roles, String tenant) {
+        String subject = "dev-" + String.join("-", roles);
+        return Jwt.issuer(JwtSettings.DEV_ISSUER)
+                .subject(subject)
+                .upn(subject)
+                .groups(Set.copyOf(roles))
+                .claim(CallerContext.TENANT_CLAIM, tenant)
+                .expiresIn(VALIDITY)
+                .sign();
+    }
+
+    private static void write(Path file, String token) {
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, token, StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write the dev token " + file.toAbsolutePath(), e);
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package dev.ductor.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ductor.config.DuctorConfig;
+import dev.ductor.config.JsonCodec;
+import dev.ductor.error.ConflictException;
+import dev.ductor.queue.NewQueueItem;
+import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.QueueSignal;
+import dev.ductor.run.InboxKind;
+import dev.ductor.run.RunInbox;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * Where a step's outcome enters the run, for in-process and external workers alike. The task row is
+ * taken only with the lease token the claim issued (fencing: a worker whose lease expired and was
+ * re-claimed cannot report), the outcome goes to the run's inbox under one key per node attempt (applied
+ * once however often it arrives), and a wakeup asks the coordinator to tick. All in one transaction.
+ */
+@ApplicationScoped
+public class TaskResults {
+
+    private final EntityManager em;
+    private final QueueRepository queue;
+    private final RunInbox inbox;
+    private final JsonCodec json;
+    private final QueueSignal signal;
+    private final DuctorConfig config;
+    private final Clock clock;
+
+    @Inject
+    public TaskResults(EntityManager em, QueueRepository queue, RunInbox inbox, JsonCodec json, QueueSignal signal,
+                       DuctorConfig config, Clock clock) {
+        this.em = em;
+        this.queue = queue;
+        this.inbox = inbox;
+        this.json = json;
+        this.signal = signal;
+        this.config = config;
+        this.clock = clock;
+    }
+
+    @Transactional
+    public void complete(long taskId, UUID leaseToken, JsonNode output) {
+        ObjectNode payload = json.mapper().createObjectNode();
+        payload.put("completed", true);
+        payload.set("output", output);
+        report(taskId, leaseToken, payload);
+    }
+
+    @Transactional
+    public void fail(long taskId, UUID leaseToken, String error, boolean retryable) {
+        ObjectNode payload = json.mapper().createObjectNode();
+        payload.put("completed", false);
+        payload.put("error", error == null ? "failed" : error);
+        payload.put("retryable", retryable);
+        report(taskId, leaseToken, payload);
+    }
+
+    /** Extends the lease; the worker must stop and drop its work when this says the lease was lost. */
+    @Transactional
+    public Instant heartbeat(long taskId, UUID leaseToken, java.time.Duration lease) {
+        Instant until = clock.instant().plus(lease);
+        if (!queue.extendLease(taskId, leaseToken, until)) {
+            throw leaseLost(taskId);
+        }
+        return until;
+    }
+
+    private void report(long taskId, UUID leaseToken, ObjectNode payload) {
+        payload.put("leaseToken", leaseToken.toString());
+        Instant now = clock.instant();
+        TakenTask task = take(taskId, leaseToken);
+        if (task == null) {
+            if (isIdenticalRepeat(taskId, payload)) {
+                return; // the same worker saying the same thing again: already applied, nothing to do
+            }
+            throw leaseLost(taskId);
+        }
+        inbox.deliver(task.runId(), InboxKind.TASK_RESULT, "result:" + task.node() + ":" + task.attempt(),
+                task.node(), task.attempt(), taskId, json.write(payload), now);
+        queue.enqueue(List.of(NewQueueItem.wakeup(task.tenant(), task.tier(), task.runId(), now)), now);
+        signal.afterCommit();
+    }
+
+    private record TakenTask(UUID runId, String node, int attempt, String tenant, String tier) {
+    }
+
+    /** Deletes the task row if, and only if, this lease token still holds it. */
+    private TakenTask take(long taskId, UUID leaseToken) {
+        List<?> rows = em.createNativeQuery("""
+                        DELETE FROM eec_queue_item WHERE id = ?1 AND lease_token = ?2 AND kind = 'TASK'
+                        RETURNING run_id, node_id, attempt, tenant, tier""")
+                .setParameter(1, taskId)
+                .setParameter(2, leaseToken)
+                .getResultList();
+        if (rows.isEmpty()) {
+            return null;
+        }
+        Object[] row = (Object[]) rows.get(0);
+        return new TakenTask((UUID) row[0], (String) row[1], ((Number) row[2]).intValue(), (String) row[3], (String) row[4]);
+    }
+
+    private boolean isIdenticalRepeat(long taskId, ObjectNode payload) {
+        String stored = inbox.resultOf(taskId);
+        return stored != null && Objects.equals(json.tree(stored), payload);
+    }
+
+    private static ConflictException leaseLost(long taskId) {
+        return new ConflictException("lease-lost", "Task " + taskId + " is no longer leased with this token: its lease"
+                + " expired and it was claimed again, or it finished. Nothing was recorded; drop this attempt.",
+                Map.of("taskId", taskId));
+    }
+}

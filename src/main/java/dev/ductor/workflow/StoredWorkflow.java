@@ -1,0 +1,9 @@
+package dev.ductor.workflow;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.time.Instant;
+
+/** A workflow as the API shows it: the accepted document plus its revision and edit version. */
+public record StoredWorkflow(String name, int revision, long version, JsonNode nodes, Instant createdAt, Instant updatedAt) {
+}

@@ -1,0 +1,185 @@
+package dev.ductor.workflow;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ductor.config.JsonCodec;
+import dev.ductor.error.NotFoundException;
+import dev.ductor.error.PreconditionRequiredException;
+import dev.ductor.error.VersionConflictException;
+import dev.ductor.workflow.model.DefinitionParser;
+import dev.ductor.workflow.model.WorkflowDefinition;
+import dev.ductor.worker.StepHandlers;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.OptimisticLockException;
+import jakarta.transaction.Transactional;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Stores workflow definitions. Creating needs no version; every update names the version it was based
+ * on, is compared against the row, and is written by Hibernate's versioned UPDATE, so neither a stale
+ * editor nor a race between two editors can overwrite a revision unseen.
+ */
+@ApplicationScoped
+public class WorkflowService {
+
+    /** Fields a GET returns that a client may send back unchanged on PUT; they are not part of the definition. */
+    private static final List<String> READ_ONLY_FIELDS = List.of("revision", "version", "createdAt", "updatedAt");
+
+    private final EntityManager em;
+    private final JsonCodec json;
+    private final StepHandlers handlers;
+    private final Clock clock;
+    /** Revisions are immutable, so a cache never goes stale. */
+    private final Map<WorkflowRevisionEntity.Key, WorkflowDefinition> revisions = new ConcurrentHashMap<>();
+
+    @Inject
+    public WorkflowService(EntityManager em, JsonCodec json, StepHandlers handlers, Clock clock) {
+        this.em = em;
+        this.json = json;
+        this.handlers = handlers;
+        this.clock = clock;
+    }
+
+    public record PutResult(boolean created, StoredWorkflow workflow) {
+    }
+
+    @Transactional
+    public PutResult put(String tenant, String name, JsonNode body, OptionalLong ifMatch) {
+        JsonNode document = withoutReadOnlyFields(body);
+        WorkflowDefinition parsed = parser().parse(name, document);
+        ObjectNode normalized = json.mapper().createObjectNode();
+        normalized.put("name", parsed.name());
+        normalized.set("nodes", document.get("nodes"));
+        WorkflowDefinitionEntity existing = find(tenant, name);
+        Instant now = clock.instant();
+        if (existing == null) {
+            if (ifMatch.isPresent()) {
+                throw new VersionConflictException("Workflow '" + name + "'", ifMatch.getAsLong(), null, null, body);
+            }
+            return new PutResult(true, create(tenant, name, normalized, now, body));
+        }
+        if (ifMatch.isEmpty()) {
+            throw new PreconditionRequiredException("workflow '" + name + "'");
+        }
+        if (ifMatch.getAsLong() != existing.dbRecordVersion) {
+            throw new VersionConflictException("Workflow '" + name + "'", ifMatch.getAsLong(), existing.dbRecordVersion,
+                    view(existing), body);
+        }
+        existing.revision += 1;
+        existing.definition = json.write(normalized);
+        existing.updatedAt = now;
+        storeRevision(tenant, name, existing.revision, existing.definition, now);
+        try {
+            em.flush(); // the versioned UPDATE: a concurrent editor who won since our read makes this match nothing
+        } catch (OptimisticLockException lost) {
+            throw new VersionConflictException("Workflow '" + name + "'", ifMatch.getAsLong(), null, null, body);
+        }
+        return new PutResult(false, view(existing));
+    }
+
+    private StoredWorkflow create(String tenant, String name, ObjectNode normalized, Instant now, JsonNode body) {
+        // A plain INSERT would abort the transaction when two creators race; ON CONFLICT lets the loser see 409.
+        int inserted = em.createNativeQuery("""
+                        INSERT INTO eec_workflow_definition (id, tenant, name, revision, definition, db_record_version, created_at, updated_at)
+                        VALUES (?1, ?2, ?3, 1, CAST(?4 AS jsonb), 0, ?5, ?5)
+                        ON CONFLICT (tenant, name) DO NOTHING""")
+                .setParameter(1, UUID.randomUUID())
+                .setParameter(2, tenant)
+                .setParameter(3, name)
+                .setParameter(4, json.write(normalized))
+                .setParameter(5, now)
+                .executeUpdate();
+        WorkflowDefinitionEntity stored = find(tenant, name);
+        if (inserted == 0) {
+            throw new VersionConflictException("Workflow '" + name + "'", null, stored.dbRecordVersion, view(stored), body);
+        }
+        storeRevision(tenant, name, 1, stored.definition, now);
+        return view(stored);
+    }
+
+    private void storeRevision(String tenant, String name, int revision, String definition, Instant now) {
+        WorkflowRevisionEntity entity = new WorkflowRevisionEntity();
+        entity.key = new WorkflowRevisionEntity.Key(tenant, name, revision);
+        entity.definition = definition;
+        entity.createdAt = now;
+        em.persist(entity);
+    }
+
+    @Transactional
+    public StoredWorkflow get(String tenant, String name) {
+        WorkflowDefinitionEntity entity = find(tenant, name);
+        if (entity == null) {
+            throw new NotFoundException("Workflow", name);
+        }
+        return view(entity);
+    }
+
+    @Transactional
+    public List<StoredWorkflow> list(String tenant) {
+        return em.createQuery("FROM WorkflowDefinitionEntity WHERE tenant = :tenant ORDER BY name", WorkflowDefinitionEntity.class)
+                .setParameter("tenant", tenant)
+                .getResultList().stream().map(this::view).toList();
+    }
+
+    /** A revision a run can pin. */
+    public record Pinned(int revision, WorkflowDefinition definition) {
+    }
+
+    /** The current revision, parsed, for starting a run. */
+    @Transactional
+    public Pinned current(String tenant, String name) {
+        WorkflowDefinitionEntity entity = find(tenant, name);
+        if (entity == null) {
+            throw new NotFoundException("Workflow", name);
+        }
+        return new Pinned(entity.revision, revision(tenant, name, entity.revision));
+    }
+
+    /** A pinned revision, parsed once per JVM. */
+    public WorkflowDefinition revision(String tenant, String name, int revision) {
+        WorkflowRevisionEntity.Key key = new WorkflowRevisionEntity.Key(tenant, name, revision);
+        return revisions.computeIfAbsent(key, k -> {
+            WorkflowRevisionEntity entity = em.find(WorkflowRevisionEntity.class, k);
+            if (entity == null) {
+                throw new NotFoundException("Workflow revision", name + "@" + revision);
+            }
+            // Stored revisions were valid when accepted; parse without the handler check so that a handler
+            // removed later does not make old runs unreadable.
+            return new DefinitionParser(h -> true).parse(name, json.tree(entity.definition));
+        });
+    }
+
+    private WorkflowDefinitionEntity find(String tenant, String name) {
+        return em.createQuery("FROM WorkflowDefinitionEntity WHERE tenant = :tenant AND name = :name", WorkflowDefinitionEntity.class)
+                .setParameter("tenant", tenant)
+                .setParameter("name", name)
+                .getResultStream().findFirst().orElse(null);
+    }
+
+    private StoredWorkflow view(WorkflowDefinitionEntity entity) {
+        return new StoredWorkflow(entity.name, entity.revision, entity.dbRecordVersion,
+                json.tree(entity.definition).get("nodes"), entity.createdAt, entity.updatedAt);
+    }
+
+    private DefinitionParser parser() {
+        return new DefinitionParser(handlers::isKnown);
+    }
+
+    private JsonNode withoutReadOnlyFields(JsonNode body) {
+        if (body != null && body.isObject()) {
+            ObjectNode copy = ((ObjectNode) body).deepCopy();
+            READ_ONLY_FIELDS.forEach(copy::remove);
+            return copy;
+        }
+        return body;
+    }
+}
