@@ -53,7 +53,7 @@ public final class EmbeddedPostgresLauncher {
         }
     }
 
-    private static EmbeddedPostgres start(Path dataDirectory, boolean ephemeral, int port) throws IOException {
+    static EmbeddedPostgres start(Path dataDirectory, boolean ephemeral, int port) throws IOException {
         Files.createDirectories(dataDirectory);
         if (!ephemeral) {
             stopOrphanedPostmaster(dataDirectory);

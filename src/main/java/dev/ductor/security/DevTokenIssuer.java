@@ -52,7 +52,7 @@ public class DevTokenIssuer {
             return;
         }
         if (!DevKeySource.NAME.equals(config.getConfigValue(JwtSettings.SIGN_KEY_LOCATION).getSourceName())) {
-            LOG.info("Ductor dev tokens not issued: a JWT verification key is configured, which would reject them");
+            LOG.info("Ductor dev tokens not issued: a JWT verification key is configured, so the dev key is not in use");
             return;
         }
         Path tokenDir = dir.resolve("dev-tokens");
