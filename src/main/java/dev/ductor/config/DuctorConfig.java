@@ -123,6 +123,10 @@ public interface DuctorConfig {
         @WithDefault("1h")
         Duration stuckAfter();
 
+        /** How often each pod runs a pass (read by the scheduler expression). */
+        @WithDefault("1m")
+        Duration interval();
+
         /** Runs examined per batch, keyed by (updated_at, run_id). */
         @WithDefault("500")
         int batchSize();

@@ -1,16 +1,20 @@
 package dev.ductor.run;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.DuctorConfig;
+import dev.ductor.config.JsonCodec;
 import dev.ductor.metrics.DuctorMetrics;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;
 import dev.ductor.run.core.Input;
+import dev.ductor.run.core.RequeuePolicy;
 import dev.ductor.run.core.RunStatus;
 import dev.ductor.run.core.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 
@@ -28,9 +32,12 @@ public class Coordinator {
     private final WakeupRequeuer requeuer;
     private final DuctorMetrics metrics;
     private final DuctorConfig config;
+    private final JsonCodec json;
 
     @Inject
-    public Coordinator(RetryingTick retryingTick, WakeupRequeuer requeuer, DuctorMetrics metrics, DuctorConfig config) {
+    public Coordinator(RetryingTick retryingTick, WakeupRequeuer requeuer, DuctorMetrics metrics, DuctorConfig config,
+                       JsonCodec json) {
+        this.json = json;
         this.retryingTick = retryingTick;
         this.requeuer = requeuer;
         this.metrics = metrics;
@@ -42,18 +49,29 @@ public class Coordinator {
                 .filter(item -> item.kind() == QueueKind.TIMER)
                 .<Input>map(item -> new Input.TimerFired(0, item.nodeId()))
                 .toList();
-        int requeues = items.stream().mapToInt(QueueItem::requeueCount).max().orElse(0);
         try {
             retryingTick.tick(runId, carried, items, new Attempts());
         } catch (RunConflictException exhausted) {
-            if (requeues + 1 > config.coordinator().maxNonProgressingRequeues()) {
-                LOG.warnf("run %s lost %d requeued ticks in a row without progress; force-failing it as livelocked", runId, requeues);
+            QueueItem envelope = items.stream().max(Comparator.comparingInt(QueueItem::requeueCount)).orElseThrow();
+            RequeuePolicy.Decision decision = RequeuePolicy.decide(envelope.requeueCount(), seenSeq(envelope),
+                    exhausted.actualSeq(), config.coordinator().maxNonProgressingRequeues());
+            if (decision.forceFail()) {
+                LOG.warnf("run %s lost %d requeued ticks in a row without progress; force-failing it as livelocked",
+                        runId, envelope.requeueCount());
                 forceFail(runId, "livelock", items);
             } else {
                 metrics.requeue();
-                requeuer.requeue(items, requeues);
+                requeuer.requeue(items, decision.nextCount(), exhausted.actualSeq());
             }
         }
+    }
+
+    private Long seenSeq(QueueItem envelope) {
+        if (envelope.payload() == null) {
+            return null;
+        }
+        JsonNode seen = json.tree(envelope.payload()).get("seenSeq");
+        return seen == null || !seen.canConvertToLong() ? null : seen.asLong();
     }
 
     /**

@@ -61,7 +61,9 @@ public class RunCommitter {
         try {
             em.flush();
         } catch (OptimisticLockException | StaleStateException lost) {
-            throw new RunConflictException(run.runId, expected, currentVersion(run.runId));
+            long[] current = current(run.runId);
+            throw new RunConflictException(run.runId, expected, current == null ? null : current[0],
+                    current == null ? null : current[1]);
         }
         writeConsequences(run.runId, run.tenant, run.tier, result, now);
         inbox.markConsumed(result.consumedInputs(), now);
@@ -100,16 +102,16 @@ public class RunCommitter {
     }
 
     /**
-     * The version the winner left, read on the same connection without flushing the failed session: a
+     * The version and seq the winner left, read on the same connection without flushing the failed session: a
      * zero-row UPDATE is not an SQL error, so the transaction can still answer before it rolls back.
      */
-    private Long currentVersion(UUID runId) {
+    private long[] current(UUID runId) {
         return em.unwrap(Session.class).doReturningWork(connection -> {
             try (PreparedStatement statement = connection.prepareStatement(
-                    "SELECT db_record_version FROM eec_workflow_run WHERE run_id = ?")) {
+                    "SELECT db_record_version, last_transition_seq FROM eec_workflow_run WHERE run_id = ?")) {
                 statement.setObject(1, runId);
                 try (ResultSet rs = statement.executeQuery()) {
-                    return rs.next() ? rs.getLong(1) : null;
+                    return rs.next() ? new long[] {rs.getLong(1), rs.getLong(2)} : null;
                 }
             }
         });

@@ -11,12 +11,14 @@ public class RunConflictException extends RuntimeException {
     private final UUID runId;
     private final long expectedVersion;
     private final Long actualVersion;
+    private final Long actualSeq;
 
-    public RunConflictException(UUID runId, long expectedVersion, Long actualVersion) {
+    public RunConflictException(UUID runId, long expectedVersion, Long actualVersion, Long actualSeq) {
         super("run " + runId + " moved on: expected version " + expectedVersion + ", found " + actualVersion, null, false, false);
         this.runId = runId;
         this.expectedVersion = expectedVersion;
         this.actualVersion = actualVersion;
+        this.actualSeq = actualSeq;
     }
 
     public UUID runId() {
@@ -30,5 +32,13 @@ public class RunConflictException extends RuntimeException {
     /** The version found after losing, or null when the run is gone. */
     public Long actualVersion() {
         return actualVersion;
+    }
+
+    /**
+     * The winner's {@code last_transition_seq}: whether the run moved forward, as opposed to a commit that
+     * only consumed stale input. The livelock guard counts requeues without it growing.
+     */
+    public Long actualSeq() {
+        return actualSeq;
     }
 }

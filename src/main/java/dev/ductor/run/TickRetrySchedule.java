@@ -16,9 +16,19 @@ public class TickRetrySchedule implements CustomBackoffStrategy {
     private List<Duration> delays;
     private int retry;
 
+    /** SmallRye instantiates the strategy reflectively; the delays then come from configuration in {@link #init}. */
+    public TickRetrySchedule() {
+    }
+
+    TickRetrySchedule(List<Duration> delays) {
+        this.delays = List.copyOf(delays);
+    }
+
     @Override
     public void init(long initialDelayInMillis) {
-        delays = ConfigProvider.getConfig().getValues("ductor.coordinator.retry-delays", Duration.class);
+        if (delays == null) {
+            delays = ConfigProvider.getConfig().getValues("ductor.coordinator.retry-delays", Duration.class);
+        }
     }
 
     @Override

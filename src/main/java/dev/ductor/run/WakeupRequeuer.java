@@ -5,20 +5,20 @@ import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
+import dev.ductor.run.core.RequeuePolicy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Puts a run's wakeups back on the queue after the in-process retries ran out. Each requeued item gets a
- * distinct, deterministic key ({@code requeue:<run>:<item>:<n>}) so no deduplication can swallow it, and
- * carries its requeue count on the item itself: the count travels with the wakeup, never on the run row.
+ * distinct, deterministic key ({@code requeue:<run>:<lost item>:<n>}) so no deduplication can swallow it,
+ * and carries its count and the run's seq on the item itself: the envelope, never the run row.
  */
 @ApplicationScoped
 public class WakeupRequeuer {
@@ -34,29 +34,22 @@ public class WakeupRequeuer {
         this.clock = clock;
     }
 
-    /** {@code 100ms * 2^n}, capped at 10 s by default. */
-    public Duration backoff(int requeueCount) {
-        Duration base = config.coordinator().requeueBase();
-        Duration cap = config.coordinator().requeueCap();
-        Duration delay = base.multipliedBy(1L << Math.min(requeueCount, 30));
-        return delay.compareTo(cap) > 0 || delay.isNegative() ? cap : delay;
+    public static String key(QueueItem lost, int count) {
+        return "requeue:" + lost.runId() + ":" + lost.id() + ":" + count;
     }
 
-    public static String key(QueueItem item, int nextCount) {
-        return "requeue:" + item.runId() + ":" + item.id() + ":" + nextCount;
-    }
-
+    /** Replaces the lost items by one requeued item each, due after the backoff for {@code count}. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void requeue(List<QueueItem> items, int currentCount) {
+    public void requeue(List<QueueItem> lost, int count, Long seenSeq) {
         Instant now = clock.instant();
-        int next = currentCount + 1;
-        Instant due = now.plus(backoff(currentCount));
+        Instant due = now.plus(RequeuePolicy.backoff(count, config.coordinator().requeueBase(), config.coordinator().requeueCap()));
+        String envelope = seenSeq == null ? null : "{\"seenSeq\":" + seenSeq + "}";
         List<NewQueueItem> again = new ArrayList<>();
-        for (QueueItem item : items) {
+        for (QueueItem item : lost) {
             // A timer's firing rides on its item, so a requeued timer stays a timer; plain wakeups stay wakeups.
             QueueKind kind = item.kind() == QueueKind.TIMER ? QueueKind.TIMER : QueueKind.WAKEUP;
             again.add(new NewQueueItem(kind, item.tenant(), item.tier(), item.runId(), item.nodeId(), 0, null, null,
-                    key(item, next), null, next, due));
+                    key(item, count), envelope, count, due));
             queue.ack(item.id(), item.leaseToken());
         }
         queue.enqueue(again, now);

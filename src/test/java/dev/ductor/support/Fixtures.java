@@ -2,6 +2,7 @@ package dev.ductor.support;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
@@ -79,6 +80,35 @@ public class Fixtures {
         return QuarkusTransaction.requiringNew().call(() ->
                 queue.claim(List.of(QueueKind.TASK), handlers, "test", 100, Duration.ofSeconds(30), clock.instant()))
                 .stream().filter(t -> t.runId().equals(runId)).toList();
+    }
+
+    /** Enqueues a wakeup for the run (optionally a requeued one) and claims it, as a coordinator pod would. */
+    public QueueItem claimedWakeup(String tenant, UUID runId, int requeueCount, String payload) {
+        QuarkusTransaction.requiringNew().run(() -> queue.enqueue(List.of(new NewQueueItem(QueueKind.WAKEUP, tenant,
+                "standard", runId, null, 0, null, null, null, payload, requeueCount, clock.instant())), clock.instant()));
+        return claimWakeupOf(runId);
+    }
+
+    private QueueItem claimWakeupOf(UUID runId) {
+        for (int round = 0; round < 100; round++) {
+            List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() ->
+                    queue.claim(List.of(QueueKind.WAKEUP), null, "test", 100, Duration.ofSeconds(30), clock.instant()));
+            for (QueueItem item : claimed) {
+                if (item.runId().equals(runId)) {
+                    return item;
+                }
+            }
+        }
+        throw new AssertionError("the wakeup of run " + runId + " was never claimed");
+    }
+
+    public long seq(UUID runId) {
+        return count("SELECT last_transition_seq FROM eec_workflow_run WHERE run_id = ?1", runId);
+    }
+
+    public String status(UUID runId) {
+        return QuarkusTransaction.requiringNew().call(() -> (String) em.createNativeQuery(
+                "SELECT status FROM eec_workflow_run WHERE run_id = ?1").setParameter(1, runId).getSingleResult());
     }
 
     public long version(UUID runId) {

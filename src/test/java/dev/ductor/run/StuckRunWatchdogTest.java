@@ -1,0 +1,110 @@
+package dev.ductor.run;
+
+import dev.ductor.support.Fixtures;
+import dev.ductor.support.ManualCoordination;
+import dev.ductor.watchdog.StuckRunWatchdog;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The watchdog fails runs nothing can advance, once, and leaves alone every run that can still move. */
+@QuarkusTest
+@TestProfile(ManualCoordination.class)
+class StuckRunWatchdogTest {
+
+    private static final String TENANT = "watchdog";
+    /** Past ductor.watchdog.stuck-after (1 h): time is an input, so no test waits for it. */
+    private static final Duration LATER = Duration.ofHours(2);
+
+    @Inject
+    Fixtures fixtures;
+
+    @Inject
+    StuckRunWatchdog watchdog;
+
+    @Inject
+    EntityManager em;
+
+    @Inject
+    MeterRegistry registry;
+
+    @Inject
+    Clock clock;
+
+    /** A run whose running task lost its queue row (an operator deleted it, say): nothing will ever tick it. */
+    private UUID runThatLostItsTask() {
+        UUID runId = fixtures.start(TENANT, fixtures.chain(TENANT, 2, "ext:nobody"));
+        QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery("DELETE FROM eec_queue_item WHERE run_id = ?1")
+                .setParameter(1, runId).executeUpdate());
+        return runId;
+    }
+
+    @Test
+    void aRunThatNothingCanAdvanceIsForceFailedAsStuck() {
+        UUID stuck = runThatLostItsTask();
+        double before = registry.counter("ductor.forced.failures", "reason", "stuck").count();
+
+        List<UUID> failed = watchdog.runOnce(clock.instant().plus(LATER));
+
+        assertTrue(failed.contains(stuck));
+        assertEquals("FAILED", fixtures.status(stuck));
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_run_transition WHERE run_id = ?1 AND node_id IS NULL"
+                + " AND to_state = 'FAILED' AND cause LIKE '%stuck%'", stuck));
+        assertTrue(registry.counter("ductor.forced.failures", "reason", "stuck").count() >= before + 1);
+    }
+
+    @Test
+    void aRunThatWasRecentlyUpdatedIsLeftAlone() {
+        UUID recent = runThatLostItsTask();
+        assertFalse(watchdog.runOnce(clock.instant()).contains(recent));
+        assertEquals("RUNNING", fixtures.status(recent));
+    }
+
+    @Test
+    void aRunWithWorkQueuedIsNeverStuckHoweverOld() {
+        UUID hot = fixtures.start(TENANT, fixtures.chain(TENANT, 2, "ext:busy"));
+        assertFalse(watchdog.runOnce(clock.instant().plus(LATER)).contains(hot));
+        assertEquals("RUNNING", fixtures.status(hot));
+    }
+
+    @Test
+    void aRunWaitingForASignalIsNotStuck() {
+        String workflow = fixtures.define(TENANT, "{\"nodes\":[{\"id\":\"s\",\"type\":\"signal\",\"signal\":\"go\"}]}");
+        UUID waiting = fixtures.start(TENANT, workflow);
+        assertFalse(watchdog.runOnce(clock.instant().plus(LATER)).contains(waiting));
+        assertEquals("RUNNING", fixtures.status(waiting));
+    }
+
+    @Test
+    void severalPodsRunningTheWatchdogAtOnceFailARunExactlyOnce() throws Exception {
+        UUID stuck = runThatLostItsTask();
+        Instant later = clock.instant().plus(LATER);
+        List<CompletableFuture<List<UUID>>> pods = new ArrayList<>();
+        for (int pod = 0; pod < 4; pod++) {
+            pods.add(CompletableFuture.supplyAsync(() -> watchdog.runOnce(later)));
+        }
+        long claimedIt = 0;
+        for (CompletableFuture<List<UUID>> pod : pods) {
+            claimedIt += pod.get().contains(stuck) ? 1 : 0;
+        }
+        assertEquals(1, claimedIt, "one pod's terminal tick committed; the others lost the race or found it finished");
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_run_transition WHERE run_id = ?1 AND node_id IS NULL"
+                + " AND to_state = 'FAILED'", stuck));
+    }
+}

@@ -1,0 +1,50 @@
+package dev.ductor.run.core;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ductor.workflow.model.DefinitionParser;
+import dev.ductor.workflow.model.WorkflowDefinition;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class StuckRunPolicyTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
+
+    private static RunSnapshot started(String nodes) throws Exception {
+        WorkflowDefinition definition = new DefinitionParser(h -> true)
+                .parse("w", new ObjectMapper().readTree("{\"nodes\":" + nodes + "}"));
+        RunSnapshot fresh = RunSnapshot.fresh(UUID.randomUUID(), definition, null);
+        TickResult first = Tick.tick(fresh, List.of(), NOW);
+        return new RunSnapshot(fresh.runId(), definition, first.status(), first.nodes(), first.lastSeq(), 1, null);
+    }
+
+    @Test
+    void aRunningTaskWithoutItsQueueRowIsStuck() throws Exception {
+        assertTrue(StuckRunPolicy.isStuck(started("[{\"id\":\"a\",\"type\":\"task\",\"handler\":\"noop\"}]")));
+    }
+
+    @Test
+    void aRunWaitingForASignalIsNotStuckHoweverLongItWaits() throws Exception {
+        assertFalse(StuckRunPolicy.isStuck(started("[{\"id\":\"s\",\"type\":\"signal\",\"signal\":\"go\"},"
+                + "{\"id\":\"a\",\"type\":\"task\",\"handler\":\"noop\"}]")));
+    }
+
+    @Test
+    void aWaitingTimerWithoutItsQueueRowIsStuck() throws Exception {
+        assertTrue(StuckRunPolicy.isStuck(started("[{\"id\":\"t\",\"type\":\"timer\",\"duration\":\"PT1H\"}]")));
+    }
+
+    @Test
+    void aFinishedRunIsNeverStuck() throws Exception {
+        RunSnapshot running = started("[{\"id\":\"a\",\"type\":\"task\",\"handler\":\"noop\"}]");
+        TickResult cancelled = Tick.tick(running, List.of(new Input.CancelRequested(1, "test")), NOW);
+        assertFalse(StuckRunPolicy.isStuck(new RunSnapshot(running.runId(), running.definition(), cancelled.status(),
+                cancelled.nodes(), cancelled.lastSeq(), 2, null)));
+    }
+}
