@@ -113,6 +113,18 @@ public interface DuctorConfig {
 
         @WithDefault("50ms")
         Duration idlePoll();
+
+        /** Turn expired task leases into failed attempts (every pod may; SKIP LOCKED shares the work). */
+        @WithDefault("true")
+        boolean reaperEnabled();
+
+        /** How often the lease reaper looks (read by the scheduler expression). */
+        @WithDefault("5s")
+        Duration reapInterval();
+
+        /** Longest long-poll an external worker's claim may ask for. */
+        @WithDefault("30s")
+        Duration maxClaimWait();
     }
 
     interface Watchdog {

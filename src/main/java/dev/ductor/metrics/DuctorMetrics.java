@@ -41,7 +41,16 @@ public class DuctorMetrics {
         // A summary named *.seconds rather than a Timer: a Timer would be exported as ductor_tick_seconds too,
         // but Micrometer refuses a Timer and the ductor.tick counter under one base name.
         tickSeconds = DistributionSummary.builder("ductor.tick.seconds").description("Duration of one tick attempt")
-                .baseUnit("seconds").publishPercentileHistogram().register(registry);
+                .baseUnit("seconds")
+                // Explicit buckets: a summary's default histogram buckets are whole numbers, useless for seconds.
+                .serviceLevelObjectives(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+                .register(registry);
+        // Registered up front so that alerts on them see a zero, not a missing series.
+        forcedFailures("livelock");
+        forcedFailures("stuck");
+        signals("accepted");
+        signals("duplicate");
+        signals("rejected");
     }
 
     public void tick(TickOutcome outcome, long nanos) {
@@ -58,12 +67,20 @@ public class DuctorMetrics {
     }
 
     public void forcedFailure(String reason) {
-        Counter.builder("ductor.forced.failures").description("Runs force-failed by the livelock guard or the watchdog")
-                .tag("reason", reason).register(registry).increment();
+        forcedFailures(reason).increment();
     }
 
     public void signal(String outcome) {
-        Counter.builder("ductor.signals").description("Signals by outcome").tag("outcome", outcome).register(registry).increment();
+        signals(outcome).increment();
+    }
+
+    private Counter forcedFailures(String reason) {
+        return Counter.builder("ductor.forced.failures").description("Runs force-failed by the livelock guard or the watchdog")
+                .tag("reason", reason).register(registry);
+    }
+
+    private Counter signals(String outcome) {
+        return Counter.builder("ductor.signals").description("Signals by outcome").tag("outcome", outcome).register(registry);
     }
 
     /** Sets the sampled depth and lag of a tier's due queue items. */

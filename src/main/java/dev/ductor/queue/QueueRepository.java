@@ -60,17 +60,30 @@ public class QueueRepository {
      * Rows another claimer holds are skipped, not waited for. The claim pushes {@code available_at} to the
      * lease expiry and issues a fresh lease token, so a crashed claimer's rows come back by themselves.
      */
-    @SuppressWarnings("unchecked")
     public List<QueueItem> claim(List<QueueKind> kinds, Collection<String> handlers, String owner, int max,
                                  Duration lease, Instant now) {
+        return claim(kinds, handlers, null, null, owner, max, lease, now);
+    }
+
+    /**
+     * As above, for one tenant's (and optionally one pool's) tasks: what an external worker may take. A task
+     * is handed out once (never-claimed rows only); an expired task lease is the {@code LeaseReaper}'s, which
+     * turns it into a failed attempt so the retry policy decides, instead of silently running it again.
+     */
+    @SuppressWarnings("unchecked")
+    public List<QueueItem> claim(List<QueueKind> kinds, Collection<String> handlers, String tenant, String pool,
+                                 String owner, int max, Duration lease, Instant now) {
         // Kinds are our own enum names, safe to inline; handler names are bound as one chr(31)-separated string
         // because array binding in native queries differs between Hibernate versions.
         String kindList = kinds.stream().map(k -> "'" + k.name() + "'").collect(java.util.stream.Collectors.joining(", "));
         String handlerFilter = handlers == null ? "" : " AND handler = ANY(string_to_array(?5, chr(31)))";
+        String tenantFilter = tenant == null ? "" : " AND tenant = ?6";
+        String poolFilter = pool == null ? "" : " AND pool = ?7";
+        String taskFilter = kinds.contains(QueueKind.TASK) ? " AND (kind <> 'TASK' OR lease_token IS NULL)" : "";
         var query = em.createNativeQuery("""
                         WITH claimable AS (
                             SELECT id FROM eec_queue_item
-                             WHERE kind IN (%s) AND available_at <= ?1%s
+                             WHERE kind IN (%s) AND available_at <= ?1%s%s%s%s
                              ORDER BY available_at, id
                              LIMIT ?2
                              FOR UPDATE SKIP LOCKED)
@@ -78,13 +91,19 @@ public class QueueRepository {
                            SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
                           FROM claimable
                          WHERE q.id = claimable.id
-                        RETURNING %s""".formatted(kindList, handlerFilter, prefixed()))
+                        RETURNING %s""".formatted(kindList, handlerFilter, tenantFilter, poolFilter, taskFilter, prefixed()))
                 .setParameter(1, now)
                 .setParameter(2, max)
                 .setParameter(3, now.plus(lease))
                 .setParameter(4, owner);
         if (handlers != null) {
             query.setParameter(5, String.join("\u001f", handlers));
+        }
+        if (tenant != null) {
+            query.setParameter(6, tenant);
+        }
+        if (pool != null) {
+            query.setParameter(7, pool);
         }
         List<Object[]> rows = query.getResultList();
         List<QueueItem> items = new ArrayList<>(rows.size());
@@ -109,6 +128,32 @@ public class QueueRepository {
                 .setParameter(2, leaseToken)
                 .setParameter(3, until)
                 .executeUpdate() == 1;
+    }
+
+    /** Moves a run's queued items to another tier (an operator changed the run's tier). */
+    public void retier(UUID runId, String tier) {
+        em.createNativeQuery("UPDATE eec_queue_item SET tier = ?2 WHERE run_id = ?1")
+                .setParameter(1, runId)
+                .setParameter(2, tier)
+                .executeUpdate();
+    }
+
+    /** Task rows whose lease ran out, taken off the queue in one statement (the reaper decides what follows). */
+    @SuppressWarnings("unchecked")
+    public List<QueueItem> takeExpiredTaskLeases(Instant now, int max) {
+        List<Object[]> rows = em.createNativeQuery("""
+                        WITH expired AS (
+                            SELECT id FROM eec_queue_item
+                             WHERE kind = 'TASK' AND lease_token IS NOT NULL AND available_at <= ?1
+                             ORDER BY available_at, id
+                             LIMIT ?2
+                             FOR UPDATE SKIP LOCKED)
+                        DELETE FROM eec_queue_item q USING expired WHERE q.id = expired.id
+                        RETURNING %s""".formatted(prefixed()))
+                .setParameter(1, now)
+                .setParameter(2, max)
+                .getResultList();
+        return rows.stream().map(QueueRepository::toItem).toList();
     }
 
     /** A finished run's leftover tasks and timers can never matter again. */

@@ -101,6 +101,11 @@ public class RunCommitter {
         }
     }
 
+    /** Wakes this JVM's loops when the current transaction commits (work was queued outside a tick). */
+    public void nudgeAfterCommit() {
+        signal.afterCommit();
+    }
+
     /**
      * The version and seq the winner left, read on the same connection without flushing the failed session: a
      * zero-row UPDATE is not an SQL error, so the transaction can still answer before it rolls back.

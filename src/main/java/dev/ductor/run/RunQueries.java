@@ -111,6 +111,10 @@ public class RunQueries {
         return new RunPage(rows.stream().map(this::view).toList(), next);
     }
 
+    JsonCodec json() {
+        return json;
+    }
+
     RunView view(WorkflowRunEntity run) {
         Map<String, NodeState> states = codec.read(run.nodeStates,
                 workflows.revision(run.tenant, run.workflowName, run.workflowRevision));

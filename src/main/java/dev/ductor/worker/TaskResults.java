@@ -2,7 +2,6 @@ package dev.ductor.worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.error.ConflictException;
 import dev.ductor.queue.NewQueueItem;
@@ -36,36 +35,56 @@ public class TaskResults {
     private final RunInbox inbox;
     private final JsonCodec json;
     private final QueueSignal signal;
-    private final DuctorConfig config;
     private final Clock clock;
 
     @Inject
-    public TaskResults(EntityManager em, QueueRepository queue, RunInbox inbox, JsonCodec json, QueueSignal signal,
-                       DuctorConfig config, Clock clock) {
+    public TaskResults(EntityManager em, QueueRepository queue, RunInbox inbox, JsonCodec json, QueueSignal signal, Clock clock) {
         this.em = em;
         this.queue = queue;
         this.inbox = inbox;
         this.json = json;
         this.signal = signal;
-        this.config = config;
         this.clock = clock;
     }
 
+    /** {@code tenant} scopes an external worker to its own tasks; null for in-process workers. */
     @Transactional
-    public void complete(long taskId, UUID leaseToken, JsonNode output) {
+    public void complete(String tenant, long taskId, UUID leaseToken, JsonNode output) {
         ObjectNode payload = json.mapper().createObjectNode();
         payload.put("completed", true);
         payload.set("output", output);
-        report(taskId, leaseToken, payload);
+        report(tenant, taskId, leaseToken, payload);
     }
 
     @Transactional
-    public void fail(long taskId, UUID leaseToken, String error, boolean retryable) {
+    public void fail(String tenant, long taskId, UUID leaseToken, String error, boolean retryable) {
         ObjectNode payload = json.mapper().createObjectNode();
         payload.put("completed", false);
         payload.put("error", error == null ? "failed" : error);
         payload.put("retryable", retryable);
-        report(taskId, leaseToken, payload);
+        report(tenant, taskId, leaseToken, payload);
+    }
+
+    /** For in-process workers, which may report any tenant's task. */
+    @Transactional
+    public void complete(long taskId, UUID leaseToken, JsonNode output) {
+        complete(null, taskId, leaseToken, output);
+    }
+
+    @Transactional
+    public void fail(long taskId, UUID leaseToken, String error, boolean retryable) {
+        fail(null, taskId, leaseToken, error, retryable);
+    }
+
+    /** A lease that ran out is a failed attempt: the node's retry policy decides whether another follows. */
+    @Transactional
+    public void leaseExpired(dev.ductor.queue.QueueItem task) {
+        ObjectNode payload = json.mapper().createObjectNode();
+        payload.put("completed", false);
+        payload.put("error", "lease expired: the worker stopped heartbeating (crashed or stalled)");
+        payload.put("retryable", true);
+        payload.put("leaseToken", task.leaseToken().toString());
+        deliver(new TakenTask(task.runId(), task.nodeId(), task.attempt(), task.tenant(), task.tier()), task.id(), payload);
     }
 
     /** Extends the lease; the worker must stop and drop its work when this says the lease was lost. */
@@ -78,16 +97,20 @@ public class TaskResults {
         return until;
     }
 
-    private void report(long taskId, UUID leaseToken, ObjectNode payload) {
+    private void report(String tenant, long taskId, UUID leaseToken, ObjectNode payload) {
         payload.put("leaseToken", leaseToken.toString());
-        Instant now = clock.instant();
-        TakenTask task = take(taskId, leaseToken);
+        TakenTask task = take(tenant, taskId, leaseToken);
         if (task == null) {
             if (isIdenticalRepeat(taskId, payload)) {
                 return; // the same worker saying the same thing again: already applied, nothing to do
             }
             throw leaseLost(taskId);
         }
+        deliver(task, taskId, payload);
+    }
+
+    private void deliver(TakenTask task, long taskId, ObjectNode payload) {
+        Instant now = clock.instant();
         inbox.deliver(task.runId(), InboxKind.TASK_RESULT, "result:" + task.node() + ":" + task.attempt(),
                 task.node(), task.attempt(), taskId, json.write(payload), now);
         queue.enqueue(List.of(NewQueueItem.wakeup(task.tenant(), task.tier(), task.runId(), now)), now);
@@ -98,12 +121,14 @@ public class TaskResults {
     }
 
     /** Deletes the task row if, and only if, this lease token still holds it. */
-    private TakenTask take(long taskId, UUID leaseToken) {
+    private TakenTask take(String tenant, long taskId, UUID leaseToken) {
         List<?> rows = em.createNativeQuery("""
                         DELETE FROM eec_queue_item WHERE id = ?1 AND lease_token = ?2 AND kind = 'TASK'
+                           AND (CAST(?3 AS text) IS NULL OR tenant = ?3)
                         RETURNING run_id, node_id, attempt, tenant, tier""")
                 .setParameter(1, taskId)
                 .setParameter(2, leaseToken)
+                .setParameter(3, tenant)
                 .getResultList();
         if (rows.isEmpty()) {
             return null;

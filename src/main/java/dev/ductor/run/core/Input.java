@@ -25,6 +25,10 @@ public sealed interface Input {
     record CancelRequested(long id, String reason) implements Input {
     }
 
+    /** An operator's command on one node, checked by {@link OperatorActions} before it is ticked. */
+    record OperatorAction(long id, String node, OperatorActions.Action action) implements Input {
+    }
+
     /** The watchdog's or the livelock guard's verdict: end the run as failed. */
     record ForceFail(long id, String reason) implements Input {
     }

@@ -107,11 +107,29 @@ public final class Tick {
         } else if (input instanceof CancelRequested cancel) {
             consumed.add(cancel.id());
             finish(RunStatus.CANCELLED, "cancelled: " + cancel.reason());
+        } else if (input instanceof Input.OperatorAction action) {
+            consumed.add(action.id());
+            applyOperatorAction(action);
         } else if (input instanceof ForceFail force) {
             consumed.add(force.id());
             finish(RunStatus.FAILED, "forced failure: " + force.reason());
         } else {
             throw new IllegalArgumentException("unknown input " + input);
+        }
+    }
+
+    private void applyOperatorAction(Input.OperatorAction action) {
+        if (OperatorActions.refusal(run.definition(), nodes, action.node(), action.action()) != null) {
+            return; // checked before it was sent; the run moved since, so it no longer applies
+        }
+        NodeDefinition definition = definitions.get(action.node());
+        if (action.action() == OperatorActions.Action.SKIP) {
+            move(action.node(), NodeStatus.SKIPPED, "skipped by an operator");
+        } else {
+            int next = nodes.get(action.node()).attempts() + 1;
+            move(action.node(), NodeStatus.RUNNING, "retried by an operator: attempt " + next + " now");
+            nodes.compute(action.node(), (id, n) -> n.withAttempts(next));
+            effects.add(dispatch(definition, next, now));
         }
     }
 

@@ -1,0 +1,181 @@
+package dev.ductor.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.config.DuctorConfig;
+import dev.ductor.config.JsonCodec;
+import dev.ductor.error.BadRequestException;
+import dev.ductor.queue.QueueItem;
+import dev.ductor.queue.QueueKind;
+import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.QueueSignal;
+import dev.ductor.security.CallerContext;
+import dev.ductor.worker.TaskResults;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/** Step workers in any language: claim (with long-poll), heartbeat, complete, fail; fenced by lease tokens. */
+@Path("/api/v1/tasks")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+@SecurityRequirement(name = "jwt")
+@RolesAllowed(Roles.WORKER)
+public class TaskResource {
+
+    private static final int MAX_CLAIM = 100;
+
+    @Inject
+    QueueRepository queue;
+
+    @Inject
+    QueueSignal signal;
+
+    @Inject
+    TaskResults results;
+
+    @Inject
+    CallerContext caller;
+
+    @Inject
+    DuctorConfig config;
+
+    @Inject
+    JsonCodec json;
+
+    @Inject
+    Clock clock;
+
+    public record ClaimedTask(String taskId, UUID runId, String node, int attempt, String handler, JsonNode input,
+                              UUID leaseToken, Instant leaseExpiresAt) {
+    }
+
+    @POST
+    @Path("/claim")
+    @Operation(summary = "Claim up to max due tasks of the given handlers; waits up to waitSeconds when none is due")
+    public List<ClaimedTask> claim(JsonNode body) throws InterruptedException {
+        CommandBodies.object(body, "{handlers, pool?, workerId, max, waitSeconds?}");
+        CommandBodies.onlyFields(body, Set.of("handlers", "pool", "workerId", "max", "waitSeconds"));
+        List<String> handlers = handlers(body.get("handlers"));
+        String workerId = CommandBodies.requiredText(body, "workerId", 200);
+        String pool = body.hasNonNull("pool") ? CommandBodies.requiredText(body, "pool", 200) : null;
+        int max = intField(body, "max", 1, MAX_CLAIM, 1);
+        Duration wait = Duration.ofSeconds(intField(body, "waitSeconds", 0, (int) config.worker().maxClaimWait().toSeconds(), 0));
+        String tenant = caller.tenant();
+        long deadline = System.nanoTime() + wait.toNanos();
+        List<QueueItem> claimed;
+        do {
+            claimed = QuarkusTransaction.requiringNew().call(() -> queue.claim(List.of(QueueKind.TASK), handlers, tenant, pool,
+                    tenant + "/" + workerId, max, config.worker().lease(), clock.instant()));
+            long left = deadline - System.nanoTime();
+            if (!claimed.isEmpty() || left <= 0) {
+                break;
+            }
+            // Woken at once by a commit in this pod; work queued by other pods is found on the next poll.
+            signal.await(Duration.ofNanos(Math.min(left, Duration.ofMillis(250).toNanos())));
+        } while (true);
+        List<ClaimedTask> tasks = new ArrayList<>();
+        for (QueueItem item : claimed) {
+            tasks.add(new ClaimedTask(Long.toString(item.id()), item.runId(), item.nodeId(), item.attempt(), item.handler(),
+                    item.payload() == null ? null : json.tree(item.payload()), item.leaseToken(), item.leaseExpiresAt()));
+        }
+        return tasks;
+    }
+
+    @POST
+    @Path("/{taskId}/heartbeat")
+    @Operation(summary = "Extend the lease; 409 when it was lost (stop working on the task)")
+    public Map<String, Object> heartbeat(@PathParam("taskId") String taskId, JsonNode body) {
+        CommandBodies.object(body, "{leaseToken}");
+        CommandBodies.onlyFields(body, Set.of("leaseToken"));
+        Instant until = results.heartbeat(parseTaskId(taskId), leaseToken(body), config.worker().lease());
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("taskId", taskId);
+        answer.put("leaseExpiresAt", until);
+        return answer;
+    }
+
+    @POST
+    @Path("/{taskId}/complete")
+    @Operation(summary = "Report success; a repeated identical completion is a no-op; 409 with a stale lease")
+    public Map<String, Object> complete(@PathParam("taskId") String taskId, JsonNode body) {
+        CommandBodies.object(body, "{leaseToken, output?}");
+        CommandBodies.onlyFields(body, Set.of("leaseToken", "output"));
+        results.complete(caller.tenant(), parseTaskId(taskId), leaseToken(body), CommandBodies.payload(body, "output"));
+        return Map.of("taskId", taskId, "recorded", true);
+    }
+
+    @POST
+    @Path("/{taskId}/fail")
+    @Operation(summary = "Report failure; retryable decides whether the node's retry policy may try again")
+    public Map<String, Object> fail(@PathParam("taskId") String taskId, JsonNode body) {
+        CommandBodies.object(body, "{leaseToken, error, retryable}");
+        CommandBodies.onlyFields(body, Set.of("leaseToken", "error", "retryable"));
+        String error = CommandBodies.requiredText(body, "error", 4000);
+        JsonNode retryable = body.get("retryable");
+        if (retryable != null && !retryable.isBoolean()) {
+            throw new BadRequestException("retryable", "retryable must be true or false");
+        }
+        results.fail(caller.tenant(), parseTaskId(taskId), leaseToken(body), error, retryable == null || retryable.asBoolean());
+        return Map.of("taskId", taskId, "recorded", true);
+    }
+
+    private static List<String> handlers(JsonNode node) {
+        if (node == null || !node.isArray() || node.isEmpty() || node.size() > 100) {
+            throw new BadRequestException("handlers", "handlers must be a non-empty array of handler names (at most 100)");
+        }
+        List<String> handlers = new ArrayList<>();
+        for (JsonNode handler : node) {
+            if (!handler.isTextual() || handler.asText().isBlank() || handler.asText().length() > 200) {
+                throw new BadRequestException("handlers", "each handler must be a non-blank string");
+            }
+            handlers.add(handler.asText());
+        }
+        return handlers;
+    }
+
+    private static int intField(JsonNode body, String field, int min, int max, int fallback) {
+        JsonNode value = body.get(field);
+        if (value == null || value.isNull()) {
+            return fallback;
+        }
+        if (!value.isIntegralNumber() || value.asLong() < min || value.asLong() > max) {
+            throw new BadRequestException(field, field + " must be a whole number from " + min + " to " + max);
+        }
+        return value.asInt();
+    }
+
+    private static UUID leaseToken(JsonNode body) {
+        String token = CommandBodies.requiredText(body, "leaseToken", 100);
+        try {
+            return UUID.fromString(token);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequestException("leaseToken", "leaseToken must be the token the claim returned");
+        }
+    }
+
+    private static long parseTaskId(String taskId) {
+        try {
+            return Long.parseLong(taskId);
+        } catch (NumberFormatException e) {
+            throw new BadRequestException("taskId", "'" + taskId + "' is not a task id");
+        }
+    }
+}

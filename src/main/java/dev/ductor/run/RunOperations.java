@@ -1,0 +1,143 @@
+package dev.ductor.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.error.ConflictException;
+import dev.ductor.error.PreconditionRequiredException;
+import dev.ductor.error.VersionConflictException;
+import dev.ductor.metrics.DuctorMetrics;
+import dev.ductor.queue.NewQueueItem;
+import dev.ductor.queue.QueueRepository;
+import dev.ductor.run.core.Input;
+import dev.ductor.run.core.OperatorActions;
+import dev.ductor.run.core.Tick;
+import dev.ductor.run.core.TickResult;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.OptimisticLockException;
+import jakarta.transaction.Transactional;
+import org.hibernate.StaleStateException;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+/**
+ * Commands on a run from outside: signals and cancellation go to its inbox for the next tick; an operator's
+ * PATCH is applied at once, as a tick of its own, and only if the run is still at the version the operator
+ * saw (If-Match), checked first against the row and then again by the versioned UPDATE.
+ */
+@ApplicationScoped
+public class RunOperations {
+
+    private final EntityManager em;
+    private final RunQueries queries;
+    private final RunLoader loader;
+    private final RunCommitter committer;
+    private final RunInbox inbox;
+    private final QueueRepository queue;
+    private final DuctorMetrics metrics;
+    private final Clock clock;
+
+    @Inject
+    public RunOperations(EntityManager em, RunQueries queries, RunLoader loader, RunCommitter committer, RunInbox inbox,
+                         QueueRepository queue, DuctorMetrics metrics, Clock clock) {
+        this.em = em;
+        this.queries = queries;
+        this.loader = loader;
+        this.committer = committer;
+        this.inbox = inbox;
+        this.queue = queue;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    /** True when the signal is new, false for a repeat of an idempotency key already delivered. */
+    @Transactional
+    public boolean signal(String tenant, UUID runId, String name, JsonNode payload, String idempotencyKey) {
+        WorkflowRunEntity run = queries.find(tenant, runId);
+        if (!"RUNNING".equals(run.status)) {
+            metrics.signal("rejected");
+            throw new RunTerminalException(runId, run.status, "the signal '" + name + "'");
+        }
+        Instant now = clock.instant();
+        String body = queries.json().mapper().createObjectNode().put("name", name).set("payload", payload).toString();
+        boolean fresh = inbox.deliver(runId, InboxKind.SIGNAL, "signal:" + idempotencyKey, null, null, null, body, now);
+        if (fresh) {
+            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant, run.tier, runId, now)), now);
+            committer.nudgeAfterCommit();
+        }
+        metrics.signal(fresh ? "accepted" : "duplicate");
+        return fresh;
+    }
+
+    @Transactional
+    public void cancel(String tenant, UUID runId, String reason) {
+        WorkflowRunEntity run = queries.find(tenant, runId);
+        if (!"RUNNING".equals(run.status)) {
+            throw new RunTerminalException(runId, run.status, "the cancellation");
+        }
+        Instant now = clock.instant();
+        String body = queries.json().mapper().createObjectNode().put("reason", reason).toString();
+        if (inbox.deliver(runId, InboxKind.CANCEL, "cancel", null, null, null, body, now)) {
+            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant, run.tier, runId, now)), now);
+            committer.nudgeAfterCommit();
+        }
+    }
+
+    @Transactional
+    public RunView patch(String tenant, UUID runId, OptionalLong ifMatch, RunPatch patch, JsonNode rejected) {
+        WorkflowRunEntity run = queries.find(tenant, runId);
+        if (ifMatch.isEmpty()) {
+            throw new PreconditionRequiredException("run " + runId);
+        }
+        if (ifMatch.getAsLong() != run.dbRecordVersion) {
+            throw new VersionConflictException("Run " + runId, ifMatch.getAsLong(), run.dbRecordVersion, queries.view(run), rejected);
+        }
+        if (!"RUNNING".equals(run.status)) {
+            throw new RunTerminalException(runId, run.status, "the change");
+        }
+        LoadedRun loaded = loader.load(runId).orElseThrow();
+        List<Input> inputs = new ArrayList<>(loaded.inbox());
+        for (Map.Entry<String, OperatorActions.Action> action : patch.nodes().entrySet()) {
+            String refusal = OperatorActions.refusal(loaded.snapshot().definition(), loaded.snapshot().nodes(),
+                    action.getKey(), action.getValue());
+            if (refusal != null) {
+                throw new ConflictException("node-action-refused", refusal + ". Nothing was changed.",
+                        Map.of("node", action.getKey(), "action", action.getValue().name().toLowerCase()));
+            }
+            inputs.add(new Input.OperatorAction(0, action.getKey(), action.getValue()));
+        }
+        Instant now = clock.instant();
+        boolean retier = patch.tier() != null && !patch.tier().equals(run.tier);
+        if (retier) {
+            run.tier = patch.tier();
+            run.updatedAt = now;
+        }
+        TickResult result = Tick.tick(loaded.snapshot(), inputs, now);
+        if (!result.isNoop()) {
+            committer.commit(loaded, result, now);
+        } else {
+            flushVersioned(run);
+        }
+        if (retier) {
+            // After the versioned UPDATE: a native query before it would auto-flush the row a second time.
+            queue.retier(runId, patch.tier());
+        }
+        return queries.view(run);
+    }
+
+    /** A change without a tick (a new tier only) still goes through the versioned UPDATE. */
+    private void flushVersioned(WorkflowRunEntity run) {
+        long expected = run.dbRecordVersion;
+        try {
+            em.flush();
+        } catch (OptimisticLockException | StaleStateException lost) {
+            throw new RunConflictException(run.runId, expected, null, null);
+        }
+    }
+}

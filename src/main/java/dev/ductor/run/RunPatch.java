@@ -1,0 +1,9 @@
+package dev.ductor.run;
+
+import dev.ductor.run.core.OperatorActions;
+
+import java.util.Map;
+
+/** A validated operator edit: a new tier and/or node actions, in the order given. */
+public record RunPatch(String tier, Map<String, OperatorActions.Action> nodes) {
+}

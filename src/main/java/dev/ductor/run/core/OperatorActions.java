@@ -1,0 +1,48 @@
+package dev.ductor.run.core;
+
+import dev.ductor.workflow.model.NodeDefinition;
+import dev.ductor.workflow.model.NodeType;
+import dev.ductor.workflow.model.WorkflowDefinition;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What an operator may do to a node of a running run. {@code skip}: a node that has not finished is marked
+ * SKIPPED and its dependants go ahead. {@code retry}: a running task gets a new attempt now (a hung worker,
+ * a long backoff); the old attempt's result, if it ever comes, is ignored as stale.
+ */
+public final class OperatorActions {
+
+    public enum Action {
+        RETRY, SKIP;
+
+        public static Optional<Action> fromWire(String name) {
+            try {
+                return Optional.of(valueOf(name.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException | NullPointerException e) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    private OperatorActions() {
+    }
+
+    /** Why the action cannot apply to the node as it is, or null when it can. */
+    public static String refusal(WorkflowDefinition definition, Map<String, NodeState> nodes, String node, Action action) {
+        Optional<NodeDefinition> nodeDefinition = definition.node(node);
+        if (nodeDefinition.isEmpty()) {
+            return "the workflow has no node '" + node + "'";
+        }
+        NodeStatus state = nodes.get(node).state();
+        if (action == Action.SKIP) {
+            return state.isOpen() ? null : "node '" + node + "' is " + state + "; only pending, running or waiting nodes can be skipped";
+        }
+        if (nodeDefinition.get().type() != NodeType.TASK) {
+            return "node '" + node + "' is a " + nodeDefinition.get().type().wireName() + "; only task nodes can be retried";
+        }
+        return state == NodeStatus.RUNNING ? null : "node '" + node + "' is " + state + "; only a running task can be retried";
+    }
+}

@@ -1,0 +1,62 @@
+package dev.ductor.worker;
+
+import dev.ductor.config.DuctorConfig;
+import dev.ductor.queue.QueueItem;
+import dev.ductor.queue.QueueRepository;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Turns expired task leases into failed attempts. A worker that dies mid-task (its JVM killed, its host
+ * gone) stops heartbeating; once its lease runs out the task row is taken off the queue and a retryable
+ * failure of that attempt goes to the run's inbox, so the node's retry policy dispatches a new attempt
+ * (or fails the node) and a late report from the dead worker is fenced off by its stale lease token.
+ * Several pods may reap at once: {@code SKIP LOCKED} hands each expired row to one of them.
+ */
+@ApplicationScoped
+public class LeaseReaper {
+
+    private static final int BATCH = 100;
+
+    private final QueueRepository queue;
+    private final TaskResults results;
+    private final DuctorConfig config;
+    private final Clock clock;
+
+    @Inject
+    public LeaseReaper(QueueRepository queue, TaskResults results, DuctorConfig config, Clock clock) {
+        this.queue = queue;
+        this.results = results;
+        this.config = config;
+        this.clock = clock;
+    }
+
+    @Scheduled(every = "${ductor.worker.reap-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void trigger() {
+        if (config.worker().reaperEnabled()) {
+            runOnce(clock.instant());
+        }
+    }
+
+    /** Reaps every lease expired as of {@code now}; returns how many. */
+    public int runOnce(Instant now) {
+        int reaped = 0;
+        List<QueueItem> expired;
+        do {
+            // One transaction per batch: the rows leave the queue and their failures enter the inboxes together.
+            expired = QuarkusTransaction.requiringNew().call(() -> {
+                List<QueueItem> batch = queue.takeExpiredTaskLeases(now, BATCH);
+                batch.forEach(results::leaseExpired);
+                return batch;
+            });
+            reaped += expired.size();
+        } while (expired.size() == BATCH);
+        return reaped;
+    }
+}
