@@ -5,7 +5,7 @@ import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.queue.QueueItem;
-import dev.ductor.queue.QueueKind;
+import dev.ductor.queue.TierWeights;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.security.CallerContext;
@@ -63,6 +63,9 @@ public class TaskResource {
     @Inject
     Clock clock;
 
+    @Inject
+    TierWeights weights;
+
     public record ClaimedTask(String taskId, UUID runId, String node, int attempt, String handler, JsonNode input,
                               UUID leaseToken, Instant leaseExpiresAt) {
     }
@@ -82,8 +85,8 @@ public class TaskResource {
         long deadline = System.nanoTime() + wait.toNanos();
         List<QueueItem> claimed;
         do {
-            claimed = QuarkusTransaction.requiringNew().call(() -> queue.claim(List.of(QueueKind.TASK), handlers, tenant, pool,
-                    tenant + "/" + workerId, max, config.worker().lease(), clock.instant()));
+            claimed = QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(handlers, tenant, pool,
+                    tenant + "/" + workerId, max, config.worker().lease(), clock.instant(), weights));
             long left = deadline - System.nanoTime();
             if (!claimed.isEmpty() || left <= 0) {
                 break;

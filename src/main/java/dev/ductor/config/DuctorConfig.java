@@ -5,6 +5,7 @@ import io.smallrye.config.WithDefault;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /** Every runtime {@code ductor.*} setting; application.properties and docs/operations.md describe each. */
 @ConfigMapping(prefix = "ductor")
@@ -15,6 +16,8 @@ public interface DuctorConfig {
     DevTokens devTokens();
 
     Coordinator coordinator();
+
+    Queue queue();
 
     Worker worker();
 
@@ -96,6 +99,11 @@ public interface DuctorConfig {
         /** Requeues without progress after which a run is force-failed as livelocked. */
         @WithDefault("8")
         int maxNonProgressingRequeues();
+    }
+
+    interface Queue {
+        /** Relative share of task claims per tier when tiers compete; tenants of a tier share it evenly. */
+        Map<String, Integer> tierWeights();
     }
 
     interface Worker {

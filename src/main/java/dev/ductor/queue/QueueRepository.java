@@ -56,34 +56,22 @@ public class QueueRepository {
     }
 
     /**
-     * Claims up to {@code max} due items of the given kinds (and, for tasks, handlers) in one statement.
+     * Claims up to {@code max} due coordinator items (wakeups, timers) in one statement, oldest due first.
      * Rows another claimer holds are skipped, not waited for. The claim pushes {@code available_at} to the
      * lease expiry and issues a fresh lease token, so a crashed claimer's rows come back by themselves.
-     */
-    public List<QueueItem> claim(List<QueueKind> kinds, Collection<String> handlers, String owner, int max,
-                                 Duration lease, Instant now) {
-        return claim(kinds, handlers, null, null, owner, max, lease, now);
-    }
-
-    /**
-     * As above, for one tenant's (and optionally one pool's) tasks: what an external worker may take. A task
-     * is handed out once (never-claimed rows only); an expired task lease is the {@code LeaseReaper}'s, which
-     * turns it into a failed attempt so the retry policy decides, instead of silently running it again.
+     * Tasks are claimed fairly by {@link #claimTasks} instead.
      */
     @SuppressWarnings("unchecked")
-    public List<QueueItem> claim(List<QueueKind> kinds, Collection<String> handlers, String tenant, String pool,
-                                 String owner, int max, Duration lease, Instant now) {
-        // Kinds are our own enum names, safe to inline; handler names are bound as one chr(31)-separated string
-        // because array binding in native queries differs between Hibernate versions.
+    public List<QueueItem> claim(List<QueueKind> kinds, String owner, int max, Duration lease, Instant now) {
+        if (kinds.contains(QueueKind.TASK)) {
+            throw new IllegalArgumentException("tasks are claimed fairly, through claimTasks");
+        }
+        // Kinds are our own enum names, safe to inline.
         String kindList = kinds.stream().map(k -> "'" + k.name() + "'").collect(java.util.stream.Collectors.joining(", "));
-        String handlerFilter = handlers == null ? "" : " AND handler = ANY(string_to_array(?5, chr(31)))";
-        String tenantFilter = tenant == null ? "" : " AND tenant = ?6";
-        String poolFilter = pool == null ? "" : " AND pool = ?7";
-        String taskFilter = kinds.contains(QueueKind.TASK) ? " AND (kind <> 'TASK' OR lease_token IS NULL)" : "";
         var query = em.createNativeQuery("""
                         WITH claimable AS (
                             SELECT id FROM eec_queue_item
-                             WHERE kind IN (%s) AND available_at <= ?1%s%s%s%s
+                             WHERE kind IN (%s) AND available_at <= ?1
                              ORDER BY available_at, id
                              LIMIT ?2
                              FOR UPDATE SKIP LOCKED)
@@ -91,20 +79,11 @@ public class QueueRepository {
                            SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
                           FROM claimable
                          WHERE q.id = claimable.id
-                        RETURNING %s""".formatted(kindList, handlerFilter, tenantFilter, poolFilter, taskFilter, prefixed()))
+                        RETURNING %s""".formatted(kindList, prefixed()))
                 .setParameter(1, now)
                 .setParameter(2, max)
                 .setParameter(3, now.plus(lease))
                 .setParameter(4, owner);
-        if (handlers != null) {
-            query.setParameter(5, String.join("\u001f", handlers));
-        }
-        if (tenant != null) {
-            query.setParameter(6, tenant);
-        }
-        if (pool != null) {
-            query.setParameter(7, pool);
-        }
         List<Object[]> rows = query.getResultList();
         List<QueueItem> items = new ArrayList<>(rows.size());
         for (Object[] row : rows) {
@@ -136,6 +115,75 @@ public class QueueRepository {
                 .setParameter(1, runId)
                 .setParameter(2, tier)
                 .executeUpdate();
+    }
+
+    /**
+     * Claims up to {@code max} unclaimed due tasks fairly, in one statement: weighted between tiers and even
+     * between the tenants of a tier, by a lottery drawn per claim (see fairness.md beside this class).
+     * {@code handlers} and {@code pool} narrow what this worker can run; {@code tenant} scopes an external
+     * worker to its own tenant (null: any tenant, for in-process workers). A task is handed out once
+     * (unclaimed rows only); an expired task lease is the {@code LeaseReaper}'s, which turns it into a failed
+     * attempt so the retry policy decides, instead of silently running it again.
+     */
+    @SuppressWarnings("unchecked")
+    public List<QueueItem> claimTasks(Collection<String> handlers, String tenant, String pool, String owner, int max,
+                                      Duration lease, Instant now, TierWeights weights) {
+        String filters = " AND handler = ANY(string_to_array(?5, chr(31)))"
+                + (tenant == null ? "" : " AND tenant = ?6")
+                + (pool == null ? "" : " AND pool = ?7");
+        String sql = """
+                WITH RECURSIVE flows(tier, tenant) AS (
+                    (SELECT tier, tenant FROM eec_queue_item
+                      WHERE kind = 'TASK' AND lease_token IS NULL AND available_at <= ?1 %1$s
+                      ORDER BY tier, tenant LIMIT 1)
+                  UNION ALL
+                    SELECT nxt.tier, nxt.tenant FROM flows f CROSS JOIN LATERAL (
+                        SELECT tier, tenant FROM eec_queue_item
+                         WHERE kind = 'TASK' AND lease_token IS NULL AND available_at <= ?1 %1$s
+                           AND (tier, tenant) > (f.tier, f.tenant)
+                         ORDER BY tier, tenant LIMIT 1) nxt
+                ),
+                shares AS (
+                    SELECT f.tier, f.tenant,
+                           COALESCE(w.weight, 1.0) / count(*) OVER (PARTITION BY f.tier) AS share,
+                           -ln(1.0 - random()) AS phase
+                      FROM flows f LEFT JOIN (VALUES %2$s) AS w(tier, weight) ON w.tier = f.tier
+                ),
+                candidates AS (
+                    SELECT c.id, (c.rank - 1 + s.phase) / s.share AS turn
+                      FROM shares s CROSS JOIN LATERAL (
+                          SELECT q.id, row_number() OVER (ORDER BY q.available_at, q.id) AS rank
+                            FROM eec_queue_item q
+                           WHERE q.kind = 'TASK' AND q.lease_token IS NULL AND q.available_at <= ?1 %1$s
+                             AND q.tier = s.tier AND q.tenant = s.tenant
+                           ORDER BY q.available_at, q.id
+                           LIMIT ?2) c
+                ),
+                claimable AS (
+                    SELECT q.id FROM eec_queue_item q JOIN candidates c ON c.id = q.id
+                     WHERE q.lease_token IS NULL
+                     ORDER BY c.turn
+                     LIMIT ?2
+                     FOR UPDATE OF q SKIP LOCKED)
+                UPDATE eec_queue_item q
+                   SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
+                  FROM claimable
+                 WHERE q.id = claimable.id
+                RETURNING %3$s""".formatted(filters, weights.sqlValues(), prefixed());
+        var query = em.createNativeQuery(sql)
+                .setParameter(1, now)
+                .setParameter(2, max)
+                .setParameter(3, now.plus(lease))
+                .setParameter(4, owner)
+                .setParameter(5, String.join("\u001f", handlers));
+        if (tenant != null) {
+            query.setParameter(6, tenant);
+        }
+        if (pool != null) {
+            query.setParameter(7, pool);
+        }
+        List<Object[]> rows = query.getResultList();
+        return rows.stream().map(QueueRepository::toItem).toList();
     }
 
     /** Task rows whose lease ran out, taken off the queue in one statement (the reaper decides what follows). */

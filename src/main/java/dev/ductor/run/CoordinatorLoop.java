@@ -64,7 +64,7 @@ public class CoordinatorLoop {
 
     /** One claim and the ticks for it; returns how many items were claimed. */
     public int round() {
-        List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> queue.claim(KINDS, null, pod.name(),
+        List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> queue.claim(KINDS, pod.name(),
                 config.coordinator().batchSize(), config.coordinator().lease(), clock.instant()));
         Map<UUID, List<QueueItem>> byRun = claimed.stream()
                 .collect(Collectors.groupingBy(QueueItem::runId, LinkedHashMap::new, Collectors.toList()));

@@ -7,9 +7,9 @@ import dev.ductor.config.PodIdentity;
 import dev.ductor.error.ConflictException;
 import dev.ductor.queue.PollingLoops;
 import dev.ductor.queue.QueueItem;
-import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
+import dev.ductor.queue.TierWeights;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -44,12 +44,14 @@ public class InProcessWorker {
     private final PodIdentity pod;
     private final JsonCodec json;
     private final Clock clock;
+    private final TierWeights weights;
     private PollingLoops loops;
     private ScheduledExecutorService heartbeats;
 
     @Inject
     public InProcessWorker(QueueRepository queue, StepHandlers handlers, TaskResults results, QueueSignal signal,
-                           DuctorConfig config, PodIdentity pod, JsonCodec json, Clock clock) {
+                           DuctorConfig config, PodIdentity pod, JsonCodec json, Clock clock, TierWeights weights) {
+        this.weights = weights;
         this.queue = queue;
         this.handlers = handlers;
         this.results = results;
@@ -80,8 +82,8 @@ public class InProcessWorker {
 
     public int round() {
         Duration lease = config.worker().lease();
-        List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> queue.claim(List.of(QueueKind.TASK),
-                handlers.inProcessNames(), pod.name(), 1, lease, clock.instant()));
+        List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(handlers.inProcessNames(),
+                null, null, pod.name(), 1, lease, clock.instant(), weights));
         for (QueueItem task : claimed) {
             execute(task, lease);
         }

@@ -6,6 +6,7 @@ import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TierWeights;
 import dev.ductor.run.RunStarter;
 import dev.ductor.run.StartRequest;
 import dev.ductor.workflow.WorkflowService;
@@ -43,6 +44,9 @@ public class Fixtures {
     @Inject
     Clock clock;
 
+    @Inject
+    TierWeights weights;
+
     public String uniqueName(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
@@ -78,7 +82,7 @@ public class Fixtures {
     /** Claims due tasks of the given handlers for this run, as a worker would. */
     public List<QueueItem> claimTasks(UUID runId, Set<String> handlers) {
         return QuarkusTransaction.requiringNew().call(() ->
-                queue.claim(List.of(QueueKind.TASK), handlers, "test", 100, Duration.ofSeconds(30), clock.instant()))
+                queue.claimTasks(handlers, null, null, "test", 100, Duration.ofSeconds(30), clock.instant(), weights))
                 .stream().filter(t -> t.runId().equals(runId)).toList();
     }
 
@@ -92,7 +96,7 @@ public class Fixtures {
     private QueueItem claimWakeupOf(UUID runId) {
         for (int round = 0; round < 100; round++) {
             List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() ->
-                    queue.claim(List.of(QueueKind.WAKEUP), null, "test", 100, Duration.ofSeconds(30), clock.instant()));
+                    queue.claim(List.of(QueueKind.WAKEUP), "test", 100, Duration.ofSeconds(30), clock.instant()));
             for (QueueItem item : claimed) {
                 if (item.runId().equals(runId)) {
                     return item;
