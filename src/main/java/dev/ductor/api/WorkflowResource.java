@@ -3,6 +3,8 @@ package dev.ductor.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.run.RunStarter;
 import dev.ductor.security.CallerContext;
+import dev.ductor.error.VersionConflictException;
+import dev.ductor.workflow.LostEditRaceException;
 import dev.ductor.workflow.StoredWorkflow;
 import dev.ductor.workflow.WorkflowService;
 import jakarta.annotation.security.RolesAllowed;
@@ -45,7 +47,14 @@ public class WorkflowResource {
     @Operation(summary = "Create a workflow (201) or store a new revision (200, needs If-Match)")
     public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         WorkflowNames.check(name);
-        WorkflowService.PutResult result = workflows.put(caller.tenant(), name, body, Versions.ifMatch(ifMatch));
+        java.util.OptionalLong expected = Versions.ifMatch(ifMatch);
+        WorkflowService.PutResult result;
+        try {
+            result = workflows.put(caller.tenant(), name, body, expected);
+        } catch (LostEditRaceException lost) {
+            StoredWorkflow current = workflows.get(caller.tenant(), name);
+            throw new VersionConflictException("Workflow '" + name + "'", lost.sentVersion(), current.version(), current, body);
+        }
         Response.ResponseBuilder response = result.created()
                 ? Response.created(URI.create("/api/v1/workflows/" + name))
                 : Response.ok();

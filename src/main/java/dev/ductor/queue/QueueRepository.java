@@ -68,18 +68,7 @@ public class QueueRepository {
         }
         // Kinds are our own enum names, safe to inline.
         String kindList = kinds.stream().map(k -> "'" + k.name() + "'").collect(java.util.stream.Collectors.joining(", "));
-        var query = em.createNativeQuery("""
-                        WITH claimable AS (
-                            SELECT id FROM eec_queue_item
-                             WHERE kind IN (%s) AND available_at <= ?1
-                             ORDER BY available_at, id
-                             LIMIT ?2
-                             FOR UPDATE SKIP LOCKED)
-                        UPDATE eec_queue_item q
-                           SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
-                          FROM claimable
-                         WHERE q.id = claimable.id
-                        RETURNING %s""".formatted(kindList, prefixed()))
+        var query = em.createNativeQuery(coordinatorClaimSql(kindList))
                 .setParameter(1, now)
                 .setParameter(2, max)
                 .setParameter(3, now.plus(lease))
@@ -117,6 +106,22 @@ public class QueueRepository {
                 .executeUpdate();
     }
 
+    /** The coordinator claim, also EXPLAINed by the tests: ?1 now, ?2 max, ?3 lease expiry, ?4 owner. */
+    static String coordinatorClaimSql(String kindList) {
+        return """
+                WITH claimable AS (
+                    SELECT id FROM eec_queue_item
+                     WHERE kind IN (%s) AND available_at <= ?1
+                     ORDER BY available_at, id
+                     LIMIT ?2
+                     FOR UPDATE SKIP LOCKED)
+                UPDATE eec_queue_item q
+                   SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
+                  FROM claimable
+                 WHERE q.id = claimable.id
+                RETURNING %s""".formatted(kindList, prefixed());
+    }
+
     /**
      * Claims up to {@code max} unclaimed due tasks fairly, in one statement: weighted between tiers and even
      * between the tenants of a tier, by a lottery drawn per claim (see fairness.md beside this class).
@@ -131,7 +136,26 @@ public class QueueRepository {
         String filters = " AND handler = ANY(string_to_array(?5, chr(31)))"
                 + (tenant == null ? "" : " AND tenant = ?6")
                 + (pool == null ? "" : " AND pool = ?7");
-        String sql = """
+        String sql = taskClaimSql(filters, weights.sqlValues());
+        var query = em.createNativeQuery(sql)
+                .setParameter(1, now)
+                .setParameter(2, max)
+                .setParameter(3, now.plus(lease))
+                .setParameter(4, owner)
+                .setParameter(5, String.join("\u001f", handlers));
+        if (tenant != null) {
+            query.setParameter(6, tenant);
+        }
+        if (pool != null) {
+            query.setParameter(7, pool);
+        }
+        List<Object[]> rows = query.getResultList();
+        return rows.stream().map(QueueRepository::toItem).toList();
+    }
+
+    /** The fair task claim, also EXPLAINed by the tests: ?1 now, ?2 max, ?3 lease expiry, ?4 owner, ?5 handlers. */
+    static String taskClaimSql(String filters, String tierWeights) {
+        return """
                 WITH RECURSIVE flows(tier, tenant) AS (
                     (SELECT tier, tenant FROM eec_queue_item
                       WHERE kind = 'TASK' AND lease_token IS NULL AND available_at <= ?1 %1$s
@@ -169,21 +193,7 @@ public class QueueRepository {
                    SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
                   FROM claimable
                  WHERE q.id = claimable.id
-                RETURNING %3$s""".formatted(filters, weights.sqlValues(), prefixed());
-        var query = em.createNativeQuery(sql)
-                .setParameter(1, now)
-                .setParameter(2, max)
-                .setParameter(3, now.plus(lease))
-                .setParameter(4, owner)
-                .setParameter(5, String.join("\u001f", handlers));
-        if (tenant != null) {
-            query.setParameter(6, tenant);
-        }
-        if (pool != null) {
-            query.setParameter(7, pool);
-        }
-        List<Object[]> rows = query.getResultList();
-        return rows.stream().map(QueueRepository::toItem).toList();
+                RETURNING %3$s""".formatted(filters, tierWeights, prefixed());
     }
 
     /** Task rows whose lease ran out, taken off the queue in one statement (the reaper decides what follows). */

@@ -77,12 +77,14 @@ public class WorkflowService {
         existing.revision += 1;
         existing.definition = json.write(normalized);
         existing.updatedAt = now;
-        storeRevision(tenant, name, existing.revision, existing.definition, now);
         try {
-            em.flush(); // the versioned UPDATE: a concurrent editor who won since our read makes this match nothing
+            // The versioned UPDATE first: a concurrent editor who won since our read makes it match nothing,
+            // before we try to insert the same revision number they just stored.
+            em.flush();
         } catch (OptimisticLockException lost) {
-            throw new VersionConflictException("Workflow '" + name + "'", ifMatch.getAsLong(), null, null, body);
+            throw new LostEditRaceException(name, ifMatch.getAsLong());
         }
+        storeRevision(tenant, name, existing.revision, existing.definition, now);
         return new PutResult(false, view(existing));
     }
 

@@ -1,0 +1,710 @@
+package dev.ductor.it;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import javax.sql.DataSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Three real Ductor JVMs (the packaged {@code quarkus-run.jar}) on one real PostgreSQL, all ticking the same
+ * runs at once: a fan-out/fan-in DAG started 200+ times over HTTP across the pods while the test floods
+ * redundant coordinator wakeups straight into the queue. Every run must end SUCCEEDED with a gap-free
+ * history, no node attempt may be dispatched twice, and every version bump must be exactly one committed
+ * tick as the pods' own metrics count them; the version conflicts this provokes must show in the metrics,
+ * and none of them as an error.
+ *
+ * <p>Run by failsafe after {@code package}: {@code ./mvnw verify}, or alone with
+ * {@code ./mvnw verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=MultiPodCoordinationIT}.
+ */
+class MultiPodCoordinationIT {
+
+    private static final int PODS = 3;
+    private static final int RUNS = Integer.getInteger("ductor.it.runs", 210);
+    /** Redundant wakeups per live run per flood round. */
+    private static final int WAKEUPS_PER_RUN = Integer.getInteger("ductor.it.wakeups-per-run", 8);
+    /** Flood rounds go on while runs are live, every {@link #FLOOD_PAUSE}; this only bounds them. */
+    private static final int MAX_FLOOD_ROUNDS = Integer.getInteger("ductor.it.flood-rounds", 1000);
+    private static final Duration FLOOD_PAUSE = Duration.ofMillis(Long.getLong("ductor.it.flood-pause-ms", 50));
+    /**
+     * A new round only while fewer wakeups than this are queued: the flood keeps every coordinator loop busy
+     * with redundant ticks without burying the wakeups that carry progress under a backlog that only grows.
+     */
+    private static final int FLOOD_BACKLOG_LIMIT = Integer.getInteger("ductor.it.flood-backlog", 400);
+    /** The coordinator's claim batch: copies of one run are spread one batch apart, so different claims tick it. */
+    private static final int CLAIM_BATCH = 32;
+    private static final Duration POD_READY_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration RUNS_TERMINAL_TIMEOUT = Duration.ofSeconds(180);
+    private static final Duration QUEUE_DRAIN_TIMEOUT = Duration.ofSeconds(60);
+    private static final String WORKFLOW = "fanin6";
+    private static final List<String> NODES = List.of("a", "b", "c", "d", "e", "f");
+    /** seq 1 "started", PENDING->RUNNING and RUNNING->SUCCEEDED per node, the run's RUNNING->SUCCEEDED. */
+    private static final int TRANSITIONS_PER_RUN = 1 + 2 * NODES.size() + 1;
+    private static final String DEFINITION = """
+            {"nodes": [
+              {"id": "a", "type": "task", "handler": "noop"},
+              {"id": "b", "type": "task", "handler": "noop", "dependsOn": ["a"]},
+              {"id": "c", "type": "task", "handler": "noop", "dependsOn": ["a"]},
+              {"id": "d", "type": "task", "handler": "noop", "dependsOn": ["a"]},
+              {"id": "e", "type": "task", "handler": "noop", "dependsOn": ["b", "c", "d"]},
+              {"id": "f", "type": "task", "handler": "noop", "dependsOn": ["e"]}]}""";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private static final List<Pod> pods = new ArrayList<>();
+    private static EmbeddedPostgres postgres;
+    private static DataSource db;
+    private static Path workDir;
+    private static Path pgDir;
+    private static Path tokenDir;
+    private static Thread killPodsOnExit;
+    private static long suiteStarted;
+    /** The most runs that were live in one flood round. */
+    private static final AtomicLong peakLiveRuns = new AtomicLong();
+
+    private record Pod(String name, int port, Process process, Path log) {
+        String url(String path) {
+            return "http://127.0.0.1:" + port + path;
+        }
+    }
+
+    @BeforeAll
+    static void startPostgresAndPods() throws Exception {
+        suiteStarted = System.nanoTime();
+        Path runnerJar = Path.of(System.getProperty("ductor.it.runner-jar", "target/quarkus-app/quarkus-run.jar"));
+        assertTrue(Files.isRegularFile(runnerJar), "the packaged app is missing: " + runnerJar.toAbsolutePath()
+                + " (run ./mvnw package first)");
+        workDir = Path.of(System.getProperty("ductor.it.work-dir", "target/multipod-it")).toAbsolutePath();
+        Files.createDirectories(workDir);
+        try (Stream<Path> old = Files.list(workDir)) {
+            old.filter(p -> p.getFileName().toString().endsWith(".log")).forEach(MultiPodCoordinationIT::deleteQuietly);
+        }
+        pgDir = Files.createTempDirectory("ductor-it-pg");
+        tokenDir = Files.createTempDirectory("ductor-it-tokens");
+
+        postgres = EmbeddedPostgres.builder()
+                .setDataDirectory(pgDir)
+                .setCleanDataDirectory(true)
+                .setPGStartupWait(Duration.ofSeconds(60))
+                .setServerConfig("max_connections", "300")
+                .setServerConfig("listen_addresses", "localhost")
+                .setServerConfig("fsync", "off")
+                .setServerConfig("synchronous_commit", "off")
+                .setServerConfig("full_page_writes", "off")
+                .start();
+        db = postgres.getPostgresDatabase();
+        String jdbcUrl = postgres.getJdbcUrl("postgres", "postgres");
+        log("PostgreSQL up at " + jdbcUrl + " (data " + pgDir + ")");
+
+        killPodsOnExit = new Thread(() -> pods.forEach(p -> p.process().destroyForcibly()), "kill-ductor-pods");
+        Runtime.getRuntime().addShutdownHook(killPodsOnExit);
+
+        // The first pod migrates the schema alone; the other two then start together on the migrated database.
+        pods.add(launch(1, runnerJar, jdbcUrl));
+        awaitReady(pods.get(0));
+        for (int i = 2; i <= PODS; i++) {
+            pods.add(launch(i, runnerJar, jdbcUrl));
+        }
+        for (Pod pod : pods.subList(1, PODS)) {
+            awaitReady(pod);
+        }
+        log("pods ready after " + seconds(System.nanoTime() - suiteStarted) + " s: "
+                + pods.stream().map(p -> p.name() + "@" + p.port()).toList());
+    }
+
+    @AfterAll
+    static void stopPodsAndPostgres() {
+        for (Pod pod : pods) {
+            pod.process().destroy();
+        }
+        for (Pod pod : pods) {
+            try {
+                if (!pod.process().waitFor(20, TimeUnit.SECONDS)) {
+                    pod.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                pod.process().destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (killPodsOnExit != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(killPodsOnExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway
+            }
+        }
+        if (postgres != null) {
+            try {
+                postgres.close();
+            } catch (IOException e) {
+                log("stopping PostgreSQL failed: " + e);
+            }
+        }
+        deleteTree(pgDir);
+        deleteTree(tokenDir);
+        log("pods and PostgreSQL stopped; whole IT took " + seconds(System.nanoTime() - suiteStarted) + " s");
+    }
+
+    @Test
+    void threePodsTickingTheSameRunsCommitEachStepExactlyOnce() throws Exception {
+        String admin = token("admin");
+        String client = token("client");
+
+        HttpResponse<String> defined = send(HttpRequest.newBuilder(URI.create(pods.get(0).url("/api/v1/workflows/" + WORKFLOW)))
+                .header("Authorization", "Bearer " + admin)
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(DEFINITION)));
+        assertEquals(201, defined.statusCode(), "defining the workflow: " + defined.body());
+
+        long runPhaseStarted = System.nanoTime();
+        AtomicBoolean flooding = new AtomicBoolean(true);
+        AtomicLong flooded = new AtomicLong();
+        AtomicLong floodRounds = new AtomicLong();
+        List<Throwable> floodErrors = new ArrayList<>();
+        Thread flood = new Thread(() -> floodWakeups(flooding, flooded, floodRounds, floodErrors), "wakeup-flood");
+        flood.setDaemon(true);
+        flood.start();
+
+        List<String> runIds;
+        try {
+            runIds = startRuns(client);
+            awaitAllTerminal(runIds.size());
+        } finally {
+            flooding.set(false);
+            flood.join(30_000);
+        }
+        double runPhase = seconds(System.nanoTime() - runPhaseStarted);
+        assertTrue(floodErrors.isEmpty(), "flooding wakeups failed: " + floodErrors);
+        long leftInQueue = awaitQueueDrained();
+
+        Map<String, Long> versions = versionFigures();
+        long versionSum = versions.get("sum");
+        List<Map<String, Double>> scraped = scrapeUntilSettled(versionSum);
+        double committed = total(scraped, "ductor_tick_total", "committed");
+        double conflicts = total(scraped, "ductor_tick_total", "conflict");
+        double noops = total(scraped, "ductor_tick_total", "noop");
+        double errors = total(scraped, "ductor_tick_total", "error");
+        double retries = total(scraped, "ductor_tick_retries_total", null);
+        double requeues = total(scraped, "ductor_requeues_total", null);
+        double forced = total(scraped, "ductor_forced_failures_total", null);
+
+        System.out.printf("MultiPodCoordinationIT summary: runs=%d commits=%.0f versionSum=%d conflicts=%.0f noops=%.0f"
+                        + " errors=%.0f retries=%.0f requeues=%.0f forcedFailures=%.0f wakeupsFlooded=%d floodRounds=%d"
+                        + " peakLiveRuns=%d commitsPerPod=%s queueLeft=%d runPhase=%.1fs wall=%.1fs%n",
+                runIds.size(), committed, versionSum, conflicts, noops, errors, retries, requeues, forced, flooded.get(),
+                floodRounds.get(), peakLiveRuns.get(), perPod(scraped, "committed"), leftInQueue, runPhase,
+                seconds(System.nanoTime() - suiteStarted));
+
+        List<String> problems = new ArrayList<>();
+        problems.addAll(checkRunsSucceeded(runIds.size()));
+        problems.addAll(checkHistory());
+        problems.addAll(checkDispatchedOnce(runIds.size()));
+        problems.addAll(checkInbox(runIds.size()));
+        if (committed != versionSum) {
+            problems.add("sum of db_record_version (" + versionSum + ") != committed ticks on the pods (" + committed
+                    + ", per pod " + perPod(scraped, "committed") + "): a version bump without a metered commit, or a"
+                    + " metered commit that bumped nothing");
+        }
+        if (!(conflicts > 0)) {
+            problems.add("no version conflict was metered although " + flooded.get() + " redundant wakeups were flooded"
+                    + " across " + PODS + " pods: the test did not make pods race (or conflicts are not counted)");
+        }
+        if (errors != 0) {
+            problems.add("ductor_tick_total{outcome=\"error\"} = " + errors + " (a conflict must never count as an error)");
+        }
+        if (forced != 0) {
+            problems.add("ductor_forced_failures_total = " + forced + " (no run may be force-failed here)");
+        }
+        for (int i = 0; i < PODS; i++) {
+            if (!(value(scraped.get(i), "ductor_tick_total", "committed") > 0)) {
+                problems.add(pods.get(i).name() + " committed no tick: the pods did not share the work");
+            }
+        }
+        if (!problems.isEmpty()) {
+            fail(problems.size() + " invariant(s) broken:\n - " + String.join("\n - ", problems) + podLogTails(40));
+        }
+    }
+
+    // --- pods ------------------------------------------------------------------------------------------------
+
+    private static Pod launch(int index, Path runnerJar, String jdbcUrl) throws IOException {
+        String name = "pod-" + index;
+        int port = freePort();
+        Path logFile = workDir.resolve(name + ".log");
+        List<String> command = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-Dquarkus.profile=embedded",
+                "-Dquarkus.datasource.jdbc.url=" + jdbcUrl,
+                "-Dquarkus.datasource.username=postgres",
+                "-Dquarkus.datasource.password=",
+                "-Dductor.samples=false",
+                "-Dquarkus.http.port=" + port,
+                "-Dquarkus.http.host=127.0.0.1",
+                "-Dductor.dev-tokens.dir=" + tokenDir,
+                "-Dductor.pod-name=" + name,
+                "-jar", runnerJar.toAbsolutePath().toString());
+        Process process = new ProcessBuilder(command)
+                .directory(workDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(logFile.toFile())
+                .start();
+        log("started " + name + " pid " + process.pid() + " port " + port + ", log " + logFile);
+        return new Pod(name, port, process, logFile);
+    }
+
+    private static void awaitReady(Pod pod) throws InterruptedException {
+        long deadline = System.nanoTime() + POD_READY_TIMEOUT.toNanos();
+        String last = "no answer yet";
+        while (System.nanoTime() < deadline) {
+            if (!pod.process().isAlive()) {
+                fail(pod.name() + " exited with " + pod.process().exitValue() + " before it was ready\n" + tail(pod.log(), 80));
+            }
+            try {
+                HttpResponse<String> ready = HTTP.send(HttpRequest.newBuilder(URI.create(pod.url("/q/health/ready")))
+                        .timeout(Duration.ofSeconds(3)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                if (ready.statusCode() == 200) {
+                    return;
+                }
+                last = ready.statusCode() + " " + ready.body();
+            } catch (IOException notListeningYet) {
+                last = notListeningYet.toString();
+            }
+            Thread.sleep(250);
+        }
+        fail(pod.name() + " not ready within " + POD_READY_TIMEOUT + " (last: " + last + ")\n" + tail(pod.log(), 80));
+    }
+
+    private static String token(String role) throws Exception {
+        Path file = tokenDir.resolve("dev-tokens").resolve(role + ".jwt");
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.isRegularFile(file)) {
+                String token = Files.readString(file, StandardCharsets.US_ASCII).trim();
+                if (!token.isEmpty()) {
+                    return token;
+                }
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no dev token at " + file + podLogTails(30));
+    }
+
+    // --- load --------------------------------------------------------------------------------------------------
+
+    /** Starts {@link #RUNS} runs round-robin across the pods, a dozen requests in flight at a time. */
+    private static List<String> startRuns(String client) throws Exception {
+        Semaphore inFlight = new Semaphore(12);
+        List<CompletableFuture<String>> started = new ArrayList<>();
+        for (int k = 0; k < RUNS; k++) {
+            Pod pod = pods.get(k % PODS);
+            String body = "{\"input\": {\"k\": " + k + "}, \"idempotencyKey\": \"it-" + k + "\"}";
+            HttpRequest request = HttpRequest.newBuilder(URI.create(pod.url("/api/v1/workflows/" + WORKFLOW + "/runs")))
+                    .timeout(Duration.ofSeconds(30))
+                    .header("Authorization", "Bearer " + client)
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build();
+            inFlight.acquire();
+            int n = k;
+            started.add(HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                    .whenComplete((r, e) -> inFlight.release())
+                    .thenApply(response -> {
+                        if (response.statusCode() != 201) {
+                            throw new AssertionError("starting run " + n + " on " + pod.name() + ": " + response.statusCode()
+                                    + " " + response.body());
+                        }
+                        try {
+                            return JSON.readTree(response.body()).path("runId").asText();
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    }));
+        }
+        List<String> ids = new ArrayList<>();
+        for (CompletableFuture<String> run : started) {
+            ids.add(run.get(60, TimeUnit.SECONDS));
+        }
+        assertEquals(RUNS, ids.stream().distinct().count(), "every start made a distinct run");
+        return ids;
+    }
+
+    /**
+     * Rounds of {@link #WAKEUPS_PER_RUN} plain wakeups per live run, as a redelivering broker or a burst of
+     * signals would cause, for as long as runs are live (a round whenever the backlog is below
+     * {@link #FLOOD_BACKLOG_LIMIT}). The copies of a run are ordered one claim batch apart, so consecutive claims (on
+     * different pods and threads) pick up the same runs and tick them at the same moment.
+     */
+    private static void floodWakeups(AtomicBoolean flooding, AtomicLong flooded, AtomicLong rounds, List<Throwable> errors) {
+        String sql = """
+                INSERT INTO eec_queue_item (kind, tenant, tier, run_id, available_at, created_at)
+                SELECT 'WAKEUP', r.tenant, 'standard', r.run_id, now(), now()
+                  FROM (SELECT run_id, tenant, row_number() OVER (ORDER BY run_id) - 1 AS rn
+                          FROM eec_workflow_run WHERE status = 'RUNNING') r
+                 CROSS JOIN generate_series(1, ?) AS g(copy)
+                 ORDER BY r.rn / ?, g.copy, r.rn""";
+        try (Connection connection = db.getConnection(); PreparedStatement insert = connection.prepareStatement(sql);
+             PreparedStatement backlog = connection.prepareStatement("SELECT count(*) FROM eec_queue_item WHERE kind = 'WAKEUP'")) {
+            while (flooding.get() && rounds.get() < MAX_FLOOD_ROUNDS) {
+                try (ResultSet queued = backlog.executeQuery()) {
+                    queued.next();
+                    if (queued.getLong(1) >= FLOOD_BACKLOG_LIMIT) {
+                        Thread.sleep(FLOOD_PAUSE.toMillis());
+                        continue;
+                    }
+                }
+                insert.setInt(1, WAKEUPS_PER_RUN);
+                insert.setInt(2, CLAIM_BATCH);
+                int inserted = insert.executeUpdate();
+                if (inserted > 0) {
+                    flooded.addAndGet(inserted);
+                    peakLiveRuns.accumulateAndGet(inserted / WAKEUPS_PER_RUN, Math::max);
+                    rounds.incrementAndGet();
+                }
+                Thread.sleep(FLOOD_PAUSE.toMillis());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            synchronized (errors) {
+                errors.add(e);
+            }
+        }
+    }
+
+    private static void awaitAllTerminal(int expected) throws Exception {
+        long deadline = System.nanoTime() + RUNS_TERMINAL_TIMEOUT.toNanos();
+        Map<String, Long> byStatus = Map.of();
+        while (System.nanoTime() < deadline) {
+            byStatus = countBy("SELECT status, count(*) FROM eec_workflow_run GROUP BY status");
+            long total = byStatus.values().stream().mapToLong(Long::longValue).sum();
+            if (total == expected && byStatus.getOrDefault("RUNNING", 0L) == 0) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        fail("runs not all terminal within " + RUNS_TERMINAL_TIMEOUT + ": " + byStatus
+                + "; queue: " + countBy("SELECT kind, count(*) FROM eec_queue_item GROUP BY kind") + podLogTails(40));
+    }
+
+    /** Waits until the pods have worked off every queued item (the flood's leftovers tick as no-ops). */
+    private static long awaitQueueDrained() throws Exception {
+        long deadline = System.nanoTime() + QUEUE_DRAIN_TIMEOUT.toNanos();
+        long left = Long.MAX_VALUE;
+        while (System.nanoTime() < deadline) {
+            left = single("SELECT count(*) FROM eec_queue_item");
+            if (left == 0) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        if (left != 0) {
+            log("queue not drained within " + QUEUE_DRAIN_TIMEOUT + ": "
+                    + countBy("SELECT kind || ' owner=' || coalesce(lease_owner, '-'), count(*) FROM eec_queue_item GROUP BY 1"));
+        }
+        return left;
+    }
+
+    // --- metrics -------------------------------------------------------------------------------------------------
+
+    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)})?\\s+(\\S+)(?:\\s+\\S+)?$");
+    private static final Pattern OUTCOME = Pattern.compile("(?:^|,)\\s*outcome=\"([^\"]*)\"");
+
+    /**
+     * Scrapes every pod; a pod meters a commit just after its transaction committed, so while the counted
+     * commits are still below the versions in the database, give them a moment to catch up.
+     */
+    private static List<Map<String, Double>> scrapeUntilSettled(long versionSum) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (true) {
+            Thread.sleep(500);
+            List<Map<String, Double>> scraped = new ArrayList<>();
+            for (Pod pod : pods) {
+                scraped.add(scrape(pod));
+            }
+            if (total(scraped, "ductor_tick_total", "committed") >= versionSum || System.nanoTime() > deadline) {
+                return scraped;
+            }
+        }
+    }
+
+    /** Sample lines of one pod's /q/metrics, summed per "name" and per "name|outcome" (other labels ignored). */
+    private static Map<String, Double> scrape(Pod pod) throws Exception {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(pod.url("/q/metrics")))
+                .header("Accept", "text/plain").GET());
+        assertEquals(200, response.statusCode(), pod.name() + " /q/metrics");
+        Map<String, Double> samples = new LinkedHashMap<>();
+        for (String line : response.body().split("\n")) {
+            if (line.isBlank() || line.startsWith("#")) {
+                continue;
+            }
+            Matcher m = SAMPLE.matcher(line.trim());
+            if (!m.matches()) {
+                continue;
+            }
+            double value;
+            try {
+                value = Double.parseDouble(m.group(3));
+            } catch (NumberFormatException e) {
+                continue;
+            }
+            samples.merge(m.group(1), value, Double::sum);
+            if (m.group(2) != null) {
+                Matcher outcome = OUTCOME.matcher(m.group(2));
+                if (outcome.find()) {
+                    samples.merge(m.group(1) + "|" + outcome.group(1), value, Double::sum);
+                }
+            }
+        }
+        return samples;
+    }
+
+    private static double value(Map<String, Double> samples, String name, String outcome) {
+        return samples.getOrDefault(outcome == null ? name : name + "|" + outcome, 0.0);
+    }
+
+    private static double total(List<Map<String, Double>> scraped, String name, String outcome) {
+        return scraped.stream().mapToDouble(s -> value(s, name, outcome)).sum();
+    }
+
+    private static String perPod(List<Map<String, Double>> scraped, String outcome) {
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < scraped.size(); i++) {
+            parts.add(pods.get(i).name() + ":" + Math.round(value(scraped.get(i), "ductor_tick_total", outcome)));
+        }
+        return String.join(",", parts);
+    }
+
+    // --- database invariants -------------------------------------------------------------------------------------
+
+    private static Map<String, Long> versionFigures() throws SQLException {
+        Map<String, Long> figures = new LinkedHashMap<>();
+        try (Connection c = db.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT coalesce(sum(db_record_version), 0), coalesce(min(db_record_version), 0),"
+                     + " coalesce(max(db_record_version), 0) FROM eec_workflow_run")) {
+            rs.next();
+            figures.put("sum", rs.getLong(1));
+            figures.put("min", rs.getLong(2));
+            figures.put("max", rs.getLong(3));
+        }
+        return figures;
+    }
+
+    private static List<String> checkRunsSucceeded(int expected) throws SQLException {
+        Map<String, Long> byStatus = countBy("SELECT status, count(*) FROM eec_workflow_run GROUP BY status");
+        if (byStatus.getOrDefault("SUCCEEDED", 0L) != expected || byStatus.size() != 1) {
+            return List.of("expected all " + expected + " runs SUCCEEDED, found " + byStatus + "; e.g. "
+                    + rows("SELECT run_id, status, output FROM eec_workflow_run WHERE status <> 'SUCCEEDED' LIMIT 3"));
+        }
+        return List.of();
+    }
+
+    /** seq is exactly 1..n per run, n = last_transition_seq, and n is what this DAG needs. */
+    private static List<String> checkHistory() throws SQLException {
+        List<String> bad = rows("""
+                SELECT r.run_id, r.last_transition_seq, count(t.seq) AS n, count(DISTINCT t.seq) AS distinct_seqs,
+                       min(t.seq) AS lo, max(t.seq) AS hi
+                  FROM eec_workflow_run r LEFT JOIN eec_run_transition t ON t.run_id = r.run_id
+                 GROUP BY r.run_id, r.last_transition_seq
+                HAVING count(t.seq) <> count(DISTINCT t.seq) OR min(t.seq) IS DISTINCT FROM 1
+                    OR max(t.seq) IS DISTINCT FROM count(t.seq) OR max(t.seq) IS DISTINCT FROM r.last_transition_seq
+                 LIMIT 5""");
+        List<String> problems = new ArrayList<>();
+        if (!bad.isEmpty()) {
+            problems.add("history seq not exactly 1..last_transition_seq: " + bad);
+        }
+        List<String> wrongLength = rows("SELECT run_id, last_transition_seq FROM eec_workflow_run WHERE last_transition_seq <> "
+                + TRANSITIONS_PER_RUN + " LIMIT 5");
+        if (!wrongLength.isEmpty()) {
+            problems.add("expected " + TRANSITIONS_PER_RUN + " transitions per run, found: " + wrongLength);
+        }
+        return problems;
+    }
+
+    /** One PENDING->RUNNING, no RUNNING->RUNNING and one ->SUCCEEDED per (run, node), and attempts = 1. */
+    private static List<String> checkDispatchedOnce(int runs) throws SQLException {
+        List<String> problems = new ArrayList<>();
+        String perNode = """
+                SELECT run_id, node_id,
+                       count(*) FILTER (WHERE from_state = 'PENDING' AND to_state = 'RUNNING') AS dispatched,
+                       count(*) FILTER (WHERE from_state = 'RUNNING' AND to_state = 'RUNNING') AS redispatched,
+                       count(*) FILTER (WHERE to_state = 'SUCCEEDED') AS succeeded
+                  FROM eec_run_transition WHERE node_id IS NOT NULL
+                 GROUP BY run_id, node_id""";
+        long nodeRows = single("SELECT count(*) FROM (" + perNode + ") x");
+        if (nodeRows != (long) runs * NODES.size()) {
+            problems.add("expected node transitions for " + runs * NODES.size() + " (run, node) pairs, found " + nodeRows);
+        }
+        List<String> twice = rows("SELECT * FROM (" + perNode + ") x WHERE dispatched <> 1 OR redispatched <> 0 OR succeeded <> 1 LIMIT 5");
+        if (!twice.isEmpty()) {
+            problems.add("a node attempt dispatched or finished other than once: " + twice);
+        }
+        List<String> attempts = rows("""
+                SELECT r.run_id, n.key, n.value ->> 'state', n.value ->> 'attempts'
+                  FROM eec_workflow_run r, jsonb_each(r.node_states) n
+                 WHERE n.value ->> 'attempts' <> '1' OR n.value ->> 'state' <> 'SUCCEEDED' LIMIT 5""");
+        if (!attempts.isEmpty()) {
+            problems.add("node_states with attempts <> 1 or not SUCCEEDED: " + attempts);
+        }
+        long nodeStates = single("SELECT count(*) FROM eec_workflow_run r, jsonb_each(r.node_states) n");
+        if (nodeStates != (long) runs * NODES.size()) {
+            problems.add("expected " + runs * NODES.size() + " node_states entries, found " + nodeStates);
+        }
+        return problems;
+    }
+
+    /** At most one inbox row per (run, dedup_key), exactly one task result per node, all consumed. */
+    private static List<String> checkInbox(int runs) throws SQLException {
+        List<String> problems = new ArrayList<>();
+        List<String> duplicates = rows("SELECT run_id, dedup_key, count(*) FROM eec_run_inbox GROUP BY run_id, dedup_key"
+                + " HAVING count(*) > 1 LIMIT 5");
+        if (!duplicates.isEmpty()) {
+            problems.add("inbox rows delivered twice: " + duplicates);
+        }
+        List<String> wrong = rows("""
+                SELECT r.run_id,
+                       count(i.id) FILTER (WHERE i.kind = 'TASK_RESULT') AS results,
+                       count(i.id) FILTER (WHERE i.consumed_at IS NULL) AS unconsumed,
+                       count(i.id) FILTER (WHERE i.kind = 'TASK_RESULT' AND i.attempt <> 1) AS later_attempts
+                  FROM eec_workflow_run r LEFT JOIN eec_run_inbox i ON i.run_id = r.run_id
+                 GROUP BY r.run_id
+                HAVING count(i.id) FILTER (WHERE i.kind = 'TASK_RESULT') <> %d
+                    OR count(i.id) FILTER (WHERE i.consumed_at IS NULL) <> 0
+                    OR count(i.id) FILTER (WHERE i.kind = 'TASK_RESULT' AND i.attempt <> 1) <> 0
+                 LIMIT 5""".formatted(NODES.size()));
+        if (!wrong.isEmpty()) {
+            problems.add("expected exactly " + NODES.size() + " consumed first-attempt TASK_RESULT rows per run: " + wrong);
+        }
+        long results = single("SELECT count(*) FROM eec_run_inbox WHERE kind = 'TASK_RESULT'");
+        if (results != (long) runs * NODES.size()) {
+            problems.add("expected " + runs * NODES.size() + " task results in all, found " + results);
+        }
+        return problems;
+    }
+
+    // --- small helpers -------------------------------------------------------------------------------------------
+
+    private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+        return HTTP.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static long single(String sql) throws SQLException {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static Map<String, Long> countBy(String sql) throws SQLException {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        try (Connection c = db.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                counts.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return counts;
+    }
+
+    private static List<String> rows(String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = db.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            int columns = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<String> row = new ArrayList<>();
+                for (int i = 1; i <= columns; i++) {
+                    row.add(rs.getMetaData().getColumnLabel(i) + "=" + rs.getString(i));
+                }
+                out.add("{" + String.join(" ", row) + "}");
+            }
+        }
+        return out;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        }
+    }
+
+    private static String podLogTails(int lines) {
+        StringBuilder out = new StringBuilder();
+        for (Pod pod : pods) {
+            out.append("\n----- ").append(pod.name()).append(" (").append(pod.log()).append(") -----\n").append(tail(pod.log(), lines));
+        }
+        return out.toString();
+    }
+
+    private static String tail(Path file, int lines) {
+        try {
+            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException | UncheckedIOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    private static double seconds(long nanos) {
+        return Math.round(nanos / 1e8) / 10.0;
+    }
+
+    private static void log(String message) {
+        System.out.println("[MultiPodCoordinationIT] " + message);
+    }
+
+    private static void deleteTree(Path dir) {
+        if (dir == null || !Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(MultiPodCoordinationIT::deleteQuietly);
+        } catch (IOException e) {
+            log("could not delete " + dir + ": " + e);
+        }
+    }
+
+    private static void deleteQuietly(Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+}
