@@ -50,6 +50,24 @@ public class RunInbox {
         return rows.isEmpty() ? null : (String) rows.get(0);
     }
 
+    public boolean contains(UUID runId, String dedupKey) {
+        return !em.createNativeQuery("SELECT 1 FROM eec_run_inbox WHERE run_id = ?1 AND dedup_key = ?2")
+                .setParameter(1, runId)
+                .setParameter(2, dedupKey)
+                .getResultList().isEmpty();
+    }
+
+    /**
+     * Marks everything still pending for a finished run as consumed: a signal accepted in the instant the run
+     * finished can never be delivered, and must not look pending forever. Not a write to the run row.
+     */
+    public int drain(UUID runId, Instant now) {
+        return em.createNativeQuery("UPDATE eec_run_inbox SET consumed_at = ?2 WHERE run_id = ?1 AND consumed_at IS NULL")
+                .setParameter(1, runId)
+                .setParameter(2, now)
+                .executeUpdate();
+    }
+
     @SuppressWarnings("unchecked")
     public List<InboxMessage> pending(UUID runId) {
         List<Object[]> rows = em.createNativeQuery("""

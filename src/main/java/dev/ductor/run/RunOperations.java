@@ -61,6 +61,10 @@ public class RunOperations {
     public boolean signal(String tenant, UUID runId, String name, JsonNode payload, String idempotencyKey) {
         WorkflowRunEntity run = queries.find(tenant, runId);
         if (!"RUNNING".equals(run.status)) {
+            if (inbox.contains(runId, "signal:" + idempotencyKey)) {
+                metrics.signal("duplicate"); // delivered before the run finished: a repeat is still just a repeat
+                return false;
+            }
             metrics.signal("rejected");
             throw new RunTerminalException(runId, run.status, "the signal '" + name + "'");
         }

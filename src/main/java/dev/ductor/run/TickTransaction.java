@@ -28,9 +28,11 @@ public class TickTransaction {
     private final RunCommitter committer;
     private final QueueRepository queue;
     private final Clock clock;
+    private final RunInbox inbox;
 
     @Inject
-    public TickTransaction(RunLoader loader, RunCommitter committer, QueueRepository queue, Clock clock) {
+    public TickTransaction(RunLoader loader, RunCommitter committer, QueueRepository queue, Clock clock, RunInbox inbox) {
+        this.inbox = inbox;
         this.loader = loader;
         this.committer = committer;
         this.queue = queue;
@@ -42,13 +44,16 @@ public class TickTransaction {
         Instant now = clock.instant();
         Optional<LoadedRun> loaded = loader.load(runId);
         TickResult result = null;
-        if (loaded.isPresent()) {
+        if (loaded.isPresent() && loaded.get().snapshot().status().isTerminal()) {
+            inbox.drain(runId, now);
+        } else if (loaded.isPresent()) {
             List<Input> inputs = new ArrayList<>(loaded.get().inbox());
             inputs.addAll(carried);
             result = Tick.tick(loaded.get().snapshot(), inputs, now);
             if (!result.isNoop()) {
                 committer.commit(loaded.get(), result, now);
             }
+            inbox.markConsumed(result.discardedInputs(), now);
         }
         for (QueueItem item : acks) {
             queue.ack(item.id(), item.leaseToken());

@@ -41,6 +41,7 @@ public final class Tick {
     private final List<Transition> transitions = new ArrayList<>();
     private final List<Effect> effects = new ArrayList<>();
     private final Set<Long> consumed = new HashSet<>();
+    private final Set<Long> discarded = new HashSet<>();
     private final List<SignalReceived> unclaimedSignals = new ArrayList<>();
     private final List<SignalReceived> deliveredThisPass = new ArrayList<>();
     private RunStatus status;
@@ -78,8 +79,9 @@ public final class Tick {
             unclaimedSignals.forEach(s -> consumed.add(s.id())); // no node will ever wait for them now
         }
         consumed.remove(0L); // inputs that did not come from the inbox need no marking
+        discarded.removeAll(consumed);
         return new TickResult(status, nodes, seq, status == RunStatus.SUCCEEDED ? outputs() : null,
-                transitions, effects, consumed);
+                transitions, effects, consumed, discarded);
     }
 
     private void apply(Input input) {
@@ -101,8 +103,10 @@ public final class Tick {
         } else if (input instanceof SignalReceived signal) {
             if (deliver(signal)) {
                 consumed.add(signal.id());
+            } else if (!anyNodeMayStillWaitFor(signal.name())) {
+                discarded.add(signal.id()); // no node will ever wait for it: drop it without a commit
             } else {
-                unclaimedSignals.add(signal); // kept in the inbox until a node waits for it
+                unclaimedSignals.add(signal); // kept in the inbox until its node waits for it
             }
         } else if (input instanceof CancelRequested cancel) {
             consumed.add(cancel.id());
@@ -166,6 +170,11 @@ public final class Tick {
             move(node, NodeStatus.FAILED, "signal '" + definition.signal() + "' timed out after " + definition.timeout());
             nodes.compute(node, (id, n) -> n.withError("timed out waiting for signal '" + definition.signal() + "'"));
         }
+    }
+
+    private boolean anyNodeMayStillWaitFor(String name) {
+        return definitions.values().stream().anyMatch(d -> d.type() == NodeType.SIGNAL && name.equals(d.signal())
+                && nodes.get(d.id()).state() == NodeStatus.PENDING);
     }
 
     /** Hands a signal to every node waiting for its name; false when none waits yet. */

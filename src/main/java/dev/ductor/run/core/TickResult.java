@@ -8,7 +8,9 @@ import java.util.Set;
 
 /**
  * The new state a tick computed and what it causes. A result with no transitions and nothing consumed
- * is a no-op: the shell writes nothing and the version stays.
+ * is a no-op: the run row is not written and the version stays. {@code discardedInputs} are signals that no
+ * node can ever wait for any more (their nodes finished, or the name is unknown); which nodes are still
+ * pending only ever shrinks, so dropping them needs no version check and never costs a commit.
  */
 public record TickResult(
         RunStatus status,
@@ -17,13 +19,15 @@ public record TickResult(
         JsonNode output,
         List<Transition> transitions,
         List<Effect> effects,
-        Set<Long> consumedInputs) {
+        Set<Long> consumedInputs,
+        Set<Long> discardedInputs) {
 
     public TickResult {
         nodes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(nodes));
         transitions = List.copyOf(transitions);
         effects = List.copyOf(effects);
         consumedInputs = Set.copyOf(consumedInputs);
+        discardedInputs = Set.copyOf(discardedInputs);
     }
 
     public boolean isNoop() {

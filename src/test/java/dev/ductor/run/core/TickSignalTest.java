@@ -72,14 +72,15 @@ class TickSignalTest {
     }
 
     @Test
-    void signalWithAnotherNameIsNotConsumedAndChangesNothing() {
+    void signalNoNodeWillEverWaitForIsDiscardedWithoutACommit() {
         Runs.Driver run = waitingForApproval();
 
         TickResult r = run.tick(signal(40, "rejected", "{}"));
 
         assertTrue(r.transitions().isEmpty());
         assertFalse(r.consumedInputs().contains(40L));
-        assertTrue(r.isNoop());
+        assertTrue(r.discardedInputs().contains(40L), "dropped, so it is not re-read by every later tick");
+        assertTrue(r.isNoop(), "dropping it writes nothing to the run");
         assertEquals(NodeStatus.WAITING, state(r, "approve"));
     }
 
