@@ -1,0 +1,121 @@
+package dev.ductor.run;
+
+import dev.ductor.security.DevTokenIssuer;
+import dev.ductor.support.Fixtures;
+import dev.ductor.support.HttpApi;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Cancellation and the operator's version-checked PATCH, over HTTP. */
+@QuarkusTest
+class RunCommandApiTest {
+
+    private static final String WAITS = "{\"nodes\":[{\"id\":\"gate\",\"type\":\"signal\",\"signal\":\"open\"},"
+            + "{\"id\":\"work\",\"type\":\"task\",\"handler\":\"noop\",\"dependsOn\":[\"gate\"]}]}";
+
+    @Inject
+    DevTokenIssuer issuer;
+
+    @Inject
+    Fixtures fixtures;
+
+    private String etag(HttpApi api, String runId) {
+        return api.run(runId).header("ETag");
+    }
+
+    @Test
+    void cancellingARunningRunEndsItCancelledAndASecondCancelIs409() throws Exception {
+        HttpApi api = new HttpApi(issuer);
+        String runId = api.start(api.define(WAITS));
+        api.as("operator").post("/api/v1/runs/{id}/cancel", runId).then().statusCode(202);
+        assertEquals("CANCELLED", api.awaitStatus(runId, "CANCELLED"));
+        assertEquals("CANCELLED", api.run(runId).path("nodes.gate.state"));
+        Response again = api.as("operator").post("/api/v1/runs/{id}/cancel", runId);
+        assertEquals(409, again.statusCode());
+        assertTrue(again.contentType().startsWith("application/problem+json"));
+        api.as("client").post("/api/v1/runs/{id}/cancel", runId).then().statusCode(403);
+    }
+
+    @Test
+    void patchWithoutIfMatchIs428AndWithAStaleOneIs409KeepingWhatWasSent() {
+        HttpApi api = new HttpApi(issuer);
+        String runId = api.start(api.define(WAITS));
+        String body = "{\"tier\":\"interactive\"}";
+
+        Response missing = api.as("operator").body(body).patch("/api/v1/runs/{id}", runId);
+        assertEquals(428, missing.statusCode());
+        assertTrue(missing.contentType().startsWith("application/problem+json"));
+
+        Response stale = api.as("operator").header("If-Match", "\"7\"").body(body).patch("/api/v1/runs/{id}", runId);
+        assertEquals(409, stale.statusCode());
+        assertEquals("interactive", stale.path("rejected.tier"), "the 409 keeps what the operator sent");
+        assertEquals(0, (Integer) stale.path("current.version"));
+        assertEquals("standard", stale.path("current.tier"));
+        assertTrue(stale.<String>path("detail").contains("NOT saved"));
+        assertEquals("standard", api.run(runId).path("tier"), "nothing was changed");
+    }
+
+    @Test
+    void patchingTheTierMovesTheRunAndItsQueuedWorkAndBumpsTheVersion() {
+        HttpApi api = new HttpApi(issuer);
+        String runId = api.start(api.define("{\"nodes\":[{\"id\":\"t\",\"type\":\"task\",\"handler\":\"ext:idle\"}]}"));
+        String etag = etag(api, runId);
+
+        Response patched = api.as("operator").header("If-Match", etag).body("{\"tier\":\"bulk\"}").patch("/api/v1/runs/{id}", runId);
+        assertEquals(200, patched.statusCode());
+        assertEquals("bulk", patched.path("tier"));
+        assertEquals("\"" + patched.<Integer>path("version") + "\"", patched.header("ETag"));
+        assertTrue(!etag.equals(patched.header("ETag")));
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND tier = 'bulk'", UUID.fromString(runId)));
+
+        api.as("operator").header("If-Match", etag).body("{\"tier\":\"interactive\"}").patch("/api/v1/runs/{id}", runId)
+                .then().statusCode(409);
+    }
+
+    @Test
+    void skippingAWaitingNodeLetsItsDependantsRun() throws Exception {
+        HttpApi api = new HttpApi(issuer);
+        String runId = api.start(api.define(WAITS));
+        Response patched = api.as("operator").header("If-Match", etag(api, runId))
+                .body("{\"nodes\":{\"gate\":{\"action\":\"skip\"}}}").patch("/api/v1/runs/{id}", runId);
+        assertEquals(200, patched.statusCode());
+        assertEquals("SKIPPED", patched.path("nodes.gate.state"));
+        assertEquals("SUCCEEDED", api.awaitStatus(runId, "SUCCEEDED"));
+    }
+
+    @Test
+    void retryingARunningTaskDispatchesANewAttemptAndIgnoresTheOldOne() {
+        HttpApi api = new HttpApi(issuer);
+        String runId = api.start(api.define("{\"nodes\":[{\"id\":\"t\",\"type\":\"task\",\"handler\":\"ext:hung\"}]}"));
+        Response patched = api.as("operator").header("If-Match", etag(api, runId))
+                .body("{\"nodes\":{\"t\":{\"action\":\"retry\"}}}").patch("/api/v1/runs/{id}", runId);
+        assertEquals(200, patched.statusCode());
+        assertEquals(2, (Integer) patched.path("nodes.t.attempts"));
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND attempt = 2", UUID.fromString(runId)));
+    }
+
+    @Test
+    void actionsThatCannotApplyAre409AndBadPatchesAre400() {
+        HttpApi api = new HttpApi(issuer);
+        String runId = api.start(api.define(WAITS));
+        String etag = etag(api, runId);
+        api.as("operator").header("If-Match", etag).body("{\"nodes\":{\"gate\":{\"action\":\"retry\"}}}")
+                .patch("/api/v1/runs/{id}", runId).then().statusCode(409);
+        api.as("operator").header("If-Match", etag).body("{\"nodes\":{\"nope\":{\"action\":\"skip\"}}}")
+                .patch("/api/v1/runs/{id}", runId).then().statusCode(409);
+        api.as("operator").header("If-Match", etag).body("{\"nodes\":{\"gate\":{\"action\":\"explode\"}}}")
+                .patch("/api/v1/runs/{id}", runId).then().statusCode(400);
+        api.as("operator").header("If-Match", etag).body("{\"tier\":\"gold\"}").patch("/api/v1/runs/{id}", runId).then().statusCode(400);
+        api.as("operator").header("If-Match", etag).body("{}").patch("/api/v1/runs/{id}", runId).then().statusCode(400);
+        api.as("operator").header("If-Match", etag).body("{\"status\":\"SUCCEEDED\"}").patch("/api/v1/runs/{id}", runId).then().statusCode(400);
+        api.as("client").header("If-Match", etag).body("{\"tier\":\"bulk\"}").patch("/api/v1/runs/{id}", runId).then().statusCode(403);
+        assertEquals(etag, etag(api, runId), "nothing changed");
+    }
+}

@@ -1,0 +1,151 @@
+package dev.ductor.worker;
+
+import dev.ductor.security.DevTokenIssuer;
+import dev.ductor.support.Fixtures;
+import dev.ductor.support.HttpApi;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A worker in any language, through /api/v1/tasks: claim, heartbeat, complete, fail, fenced by lease tokens. */
+@QuarkusTest
+class ExternalWorkerApiTest {
+
+    @Inject
+    DevTokenIssuer issuer;
+
+    @Inject
+    Fixtures fixtures;
+
+    private Map<String, Object> claimOne(HttpApi api, String handler) {
+        List<Map<String, Object>> tasks = api.as("worker")
+                .body("{\"handlers\":[\"" + handler + "\"],\"workerId\":\"w1\",\"max\":1,\"waitSeconds\":10}")
+                .post("/api/v1/tasks/claim").then().statusCode(200).extract().jsonPath().getList("$");
+        assertEquals(1, tasks.size(), "one task claimed: " + tasks);
+        return tasks.get(0);
+    }
+
+    private String chargeWorkflow(HttpApi api, String handler, int maxAttempts) {
+        return api.define("{\"nodes\":[{\"id\":\"charge\",\"type\":\"task\",\"handler\":\"" + handler + "\","
+                + "\"input\":{\"amount\":5},\"retry\":{\"maxAttempts\":" + maxAttempts + "}}]}");
+    }
+
+    @Test
+    void aWorkerClaimsHeartbeatsAndCompletesATaskAndARepeatedCompletionIsAppliedOnce() throws Exception {
+        HttpApi api = new HttpApi(issuer);
+        String handler = "ext:charge-" + UUID.randomUUID();
+        String runId = api.start(chargeWorkflow(api, handler, 1));
+
+        Map<String, Object> task = claimOne(api, handler);
+        assertEquals(runId, task.get("runId"));
+        assertEquals("charge", task.get("node"));
+        assertEquals(1, task.get("attempt"));
+        assertEquals(5, ((Map<?, ?>) task.get("input")).get("amount"));
+        String taskId = (String) task.get("taskId");
+        String token = (String) task.get("leaseToken");
+
+        api.as("worker").body("{\"leaseToken\":\"" + token + "\"}").post("/api/v1/tasks/{id}/heartbeat", taskId)
+                .then().statusCode(200);
+        String completion = "{\"leaseToken\":\"" + token + "\",\"output\":{\"charged\":5}}";
+        api.as("worker").body(completion).post("/api/v1/tasks/{id}/complete", taskId).then().statusCode(200);
+        api.as("worker").body(completion).post("/api/v1/tasks/{id}/complete", taskId).then().statusCode(200);
+
+        assertEquals("SUCCEEDED", api.awaitStatus(runId, "SUCCEEDED"));
+        assertEquals(5, (Integer) api.run(runId).path("nodes.charge.output.charged"));
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND kind = 'TASK_RESULT'",
+                UUID.fromString(runId)), "one result recorded for the attempt");
+    }
+
+    @Test
+    void aCompletionWithAStaleTokenIs409AndChangesNothing() throws Exception {
+        HttpApi api = new HttpApi(issuer);
+        String handler = "ext:stale-" + UUID.randomUUID();
+        String runId = api.start(chargeWorkflow(api, handler, 1));
+        Map<String, Object> task = claimOne(api, handler);
+        long version = fixtures.version(UUID.fromString(runId));
+
+        Response stale = api.as("worker").body("{\"leaseToken\":\"" + UUID.randomUUID() + "\",\"output\":{}}")
+                .post("/api/v1/tasks/{id}/complete", task.get("taskId"));
+        assertEquals(409, stale.statusCode());
+        assertTrue(stale.contentType().startsWith("application/problem+json"));
+        api.as("worker").body("{\"leaseToken\":\"" + UUID.randomUUID() + "\"}")
+                .post("/api/v1/tasks/{id}/heartbeat", task.get("taskId")).then().statusCode(409);
+
+        Thread.sleep(300);
+        assertEquals(version, fixtures.version(UUID.fromString(runId)));
+        assertEquals("RUNNING", api.run(runId).path("nodes.charge.state"));
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1", UUID.fromString(runId)));
+    }
+
+    @Test
+    void aRetryableFailureDispatchesTheNextAttemptAndTheOldTokenIsFencedOff() throws Exception {
+        HttpApi api = new HttpApi(issuer);
+        String handler = "ext:flaky-" + UUID.randomUUID();
+        String runId = api.start(chargeWorkflow(api, handler, 2));
+        Map<String, Object> first = claimOne(api, handler);
+        String firstToken = (String) first.get("leaseToken");
+        api.as("worker").body("{\"leaseToken\":\"" + firstToken + "\",\"error\":\"card declined\",\"retryable\":true}")
+                .post("/api/v1/tasks/{id}/fail", first.get("taskId")).then().statusCode(200);
+
+        Map<String, Object> second = claimOne(api, handler);
+        assertEquals(2, second.get("attempt"));
+        api.as("worker").body("{\"leaseToken\":\"" + firstToken + "\",\"output\":{}}")
+                .post("/api/v1/tasks/{id}/complete", second.get("taskId")).then().statusCode(409);
+        api.as("worker").body("{\"leaseToken\":\"" + second.get("leaseToken") + "\",\"error\":\"still declined\",\"retryable\":true}")
+                .post("/api/v1/tasks/{id}/fail", second.get("taskId")).then().statusCode(200);
+
+        assertEquals("FAILED", api.awaitStatus(runId, "FAILED"));
+        JsonPath run = api.run(runId).jsonPath();
+        assertEquals(2, run.getInt("nodes.charge.attempts"));
+        assertEquals("still declined", run.getString("nodes.charge.error"));
+    }
+
+    @Test
+    void aLongPollReturnsAsSoonAsATaskIsQueued() throws Exception {
+        HttpApi api = new HttpApi(issuer);
+        String handler = "ext:later-" + UUID.randomUUID();
+        String workflow = chargeWorkflow(api, handler, 1);
+        CompletableFuture<List<Object>> poll = CompletableFuture.supplyAsync(() -> api.as("worker")
+                .body("{\"handlers\":[\"" + handler + "\"],\"workerId\":\"w\",\"max\":1,\"waitSeconds\":20}")
+                .post("/api/v1/tasks/claim").then().statusCode(200).extract().jsonPath().getList("$"));
+        Thread.sleep(500);
+        api.start(workflow);
+        assertEquals(1, poll.get(20, TimeUnit.SECONDS).size());
+    }
+
+    @Test
+    void anotherTenantsWorkerNeverSeesTheTask() {
+        HttpApi owner = new HttpApi(issuer);
+        HttpApi stranger = new HttpApi(issuer);
+        String handler = "ext:private-" + UUID.randomUUID();
+        owner.start(chargeWorkflow(owner, handler, 1));
+        List<Object> seen = stranger.as("worker").body("{\"handlers\":[\"" + handler + "\"],\"workerId\":\"x\",\"max\":5}")
+                .post("/api/v1/tasks/claim").then().statusCode(200).extract().jsonPath().getList("$");
+        assertTrue(seen.isEmpty());
+    }
+
+    @Test
+    void badClaimsAndReportsAre400AndOtherRoles403() {
+        HttpApi api = new HttpApi(issuer);
+        api.as("worker").body("{\"workerId\":\"w\",\"max\":1}").post("/api/v1/tasks/claim").then().statusCode(400);
+        api.as("worker").body("{\"handlers\":[],\"workerId\":\"w\",\"max\":1}").post("/api/v1/tasks/claim").then().statusCode(400);
+        api.as("worker").body("{\"handlers\":[\"ext:a\"],\"workerId\":\"w\",\"max\":0}").post("/api/v1/tasks/claim").then().statusCode(400);
+        api.as("worker").body("{\"handlers\":[\"ext:a\"],\"workerId\":\"w\",\"max\":1,\"waitSeconds\":3600}").post("/api/v1/tasks/claim").then().statusCode(400);
+        api.as("worker").body("{\"leaseToken\":\"not-a-uuid\"}").post("/api/v1/tasks/1/complete").then().statusCode(400);
+        api.as("worker").body("{\"leaseToken\":\"" + UUID.randomUUID() + "\"}").post("/api/v1/tasks/abc/complete").then().statusCode(400);
+        api.as("worker").body("{\"leaseToken\":\"" + UUID.randomUUID() + "\",\"error\":\"x\",\"retryable\":\"yes\"}")
+                .post("/api/v1/tasks/1/fail").then().statusCode(400);
+        api.as("client").body("{\"handlers\":[\"ext:a\"],\"workerId\":\"w\",\"max\":1}").post("/api/v1/tasks/claim").then().statusCode(403);
+    }
+}
