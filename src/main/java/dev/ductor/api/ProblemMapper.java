@@ -63,6 +63,9 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public Response web(WebApplicationException e, UriInfo uri) {
+        if (e.getCause() instanceof JsonProcessingException unreadable) {
+            return unreadableJson(unreadable, uri); // the JSON reader wraps its parse errors in a plain 400
+        }
         int status = e.getResponse().getStatus();
         if (status >= 500) {
             LOG.error("request failed", e);

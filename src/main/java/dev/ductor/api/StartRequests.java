@@ -47,7 +47,6 @@ final class StartRequests {
             }
             tier = tierNode.asText();
         }
-        JsonNode input = body.get("input");
-        return new StartRequest(input == null || input.isNull() ? null : input, idempotencyKey, tier);
+        return new StartRequest(CommandBodies.payload(body, "input"), idempotencyKey, tier);
     }
 }
