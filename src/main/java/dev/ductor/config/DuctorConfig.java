@@ -23,6 +23,14 @@ public interface DuctorConfig {
 
     Watchdog watchdog();
 
+    Metrics metrics();
+
+    interface Metrics {
+        /** How often queue depth and lag per tier are sampled (read by the scheduler expression). */
+        @WithDefault("5s")
+        Duration queueSampleInterval();
+    }
+
     /** Load the sample workflows (chain3, fanout, ...) for tenant demo at start-up. */
     @WithDefault("false")
     boolean samples();

@@ -1,5 +1,6 @@
 package dev.ductor.embedded;
 
+import io.quarkus.runtime.LaunchMode;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import java.io.IOException;
@@ -22,7 +23,9 @@ import java.util.logging.Logger;
  *
  * <p>The running server is remembered in a system property rather than a static field because dev mode
  * reloads application classes in a fresh class loader, and a second start on the same directory would
- * fail. The server stops with the JVM (zonky's shutdown hook), not with a Quarkus restart.
+ * fail. In dev mode and tests the server stops with the JVM (zonky's shutdown hook), not with a Quarkus
+ * restart; a packaged application stops it at the very end of its own shutdown ({@link EmbeddedPostgresShutdown}),
+ * after the loops and workers have stopped, because a JVM hook would race them.
  */
 public final class EmbeddedPostgresLauncher {
 
@@ -30,6 +33,7 @@ public final class EmbeddedPostgresLauncher {
     private static final String RUNNING_URL_PROPERTY = "ductor-internal.embedded-postgres.url";
     private static final String DATABASE = "postgres";
     public static final String USER = "postgres";
+    private static volatile EmbeddedPostgres packaged;
 
     private EmbeddedPostgresLauncher() {
     }
@@ -41,7 +45,11 @@ public final class EmbeddedPostgresLauncher {
             return running;
         }
         try {
-            EmbeddedPostgres postgres = start(dataDirectory, ephemeral, port);
+            boolean packagedApp = LaunchMode.current() == LaunchMode.NORMAL;
+            EmbeddedPostgres postgres = start(dataDirectory, ephemeral, port, !packagedApp);
+            if (packagedApp) {
+                packaged = postgres;
+            }
             String url = postgres.getJdbcUrl(USER, DATABASE);
             System.setProperty(RUNNING_URL_PROPERTY, url);
             LOG.info(() -> "Ductor embedded PostgreSQL " + (ephemeral ? "(ephemeral) " : "") + "data="
@@ -53,7 +61,24 @@ public final class EmbeddedPostgresLauncher {
         }
     }
 
+    /** Stops the server a packaged application started; called once Quarkus has stopped everything else. */
+    static void stopPackaged() {
+        EmbeddedPostgres postgres = packaged;
+        packaged = null;
+        if (postgres != null) {
+            try {
+                postgres.close();
+            } catch (IOException e) {
+                LOG.warning(() -> "Could not stop the embedded PostgreSQL: " + e.getMessage());
+            }
+        }
+    }
+
     static EmbeddedPostgres start(Path dataDirectory, boolean ephemeral, int port) throws IOException {
+        return start(dataDirectory, ephemeral, port, true);
+    }
+
+    static EmbeddedPostgres start(Path dataDirectory, boolean ephemeral, int port, boolean stopWithTheJvm) throws IOException {
         Files.createDirectories(dataDirectory);
         if (!ephemeral) {
             stopOrphanedPostmaster(dataDirectory);
@@ -62,6 +87,7 @@ public final class EmbeddedPostgresLauncher {
                 .setDataDirectory(dataDirectory)
                 .setCleanDataDirectory(ephemeral)
                 .setPGStartupWait(Duration.ofSeconds(60))
+                .setRegisterShutdownHook(stopWithTheJvm)
                 // Enough connections for several pods' pools plus pgbench in benchmarks.
                 .setServerConfig("max_connections", "300")
                 .setServerConfig("shared_buffers", "128MB")

@@ -34,7 +34,8 @@ public class QueueSampler {
     @Inject
     Clock clock;
 
-    @Scheduled(every = "${ductor.metrics.queue-sample-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${ductor.metrics.queue-sample-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     @SuppressWarnings("unchecked")
     void sample() {
         Instant now = clock.instant();

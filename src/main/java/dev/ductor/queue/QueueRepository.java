@@ -214,6 +214,16 @@ public class QueueRepository {
         return rows.stream().map(QueueRepository::toItem).toList();
     }
 
+    /** Gives a claimed task back unfinished (this pod is shutting down): claimable at once, no attempt spent. */
+    public boolean release(long id, UUID leaseToken, Instant now) {
+        return em.createNativeQuery("UPDATE eec_queue_item SET lease_token = NULL, lease_owner = NULL, available_at = ?3"
+                        + " WHERE id = ?1 AND lease_token = ?2")
+                .setParameter(1, id)
+                .setParameter(2, leaseToken)
+                .setParameter(3, now)
+                .executeUpdate() == 1;
+    }
+
     /** A finished run's leftover tasks and timers can never matter again. */
     public int deleteForRun(UUID runId) {
         return em.createNativeQuery("DELETE FROM eec_queue_item WHERE run_id = ?1 AND kind <> 'WAKEUP'")

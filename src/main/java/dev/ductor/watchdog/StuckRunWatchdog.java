@@ -47,7 +47,8 @@ public class StuckRunWatchdog {
     }
 
     @Scheduled(every = "${ductor.watchdog.interval:1m}", delayed = "${ductor.watchdog.interval:1m}",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void trigger() {
         if (config.watchdog().enabled()) {
             runOnce(clock.instant());

@@ -21,6 +21,8 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -47,6 +49,7 @@ public class InProcessWorker {
     private final TierWeights weights;
     private PollingLoops loops;
     private ScheduledExecutorService heartbeats;
+    private final Map<Long, QueueItem> inFlight = new ConcurrentHashMap<>();
 
     @Inject
     public InProcessWorker(QueueRepository queue, StepHandlers handlers, TaskResults results, QueueSignal signal,
@@ -73,10 +76,22 @@ public class InProcessWorker {
         }
     }
 
+    /**
+     * Lets running steps finish for a while, then hands the ones still running back to the queue, so that a
+     * pod restart never costs a run one of its attempts.
+     */
     void stop(@Observes ShutdownEvent event) {
         if (loops != null) {
             loops.stop(Duration.ofSeconds(10));
             heartbeats.shutdownNow();
+            inFlight.values().forEach(task -> {
+                try {
+                    QuarkusTransaction.requiringNew().run(() -> queue.release(task.id(), task.leaseToken(), clock.instant()));
+                    LOG.infof("released task %d of run %s unfinished for another pod", task.id(), task.runId());
+                } catch (RuntimeException e) {
+                    LOG.warnf("could not release task %d: %s; its lease will expire", task.id(), e.getMessage());
+                }
+            });
         }
     }
 
@@ -91,6 +106,15 @@ public class InProcessWorker {
     }
 
     private void execute(QueueItem task, Duration lease) {
+        inFlight.put(task.id(), task);
+        try {
+            run(task, lease);
+        } finally {
+            inFlight.remove(task.id());
+        }
+    }
+
+    private void run(QueueItem task, Duration lease) {
         long every = Math.max(1, lease.toMillis() / 3);
         ScheduledFuture<?> heartbeat = heartbeats.scheduleAtFixedRate(() -> {
             try {

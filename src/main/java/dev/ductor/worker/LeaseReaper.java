@@ -37,7 +37,8 @@ public class LeaseReaper {
         this.clock = clock;
     }
 
-    @Scheduled(every = "${ductor.worker.reap-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${ductor.worker.reap-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void trigger() {
         if (config.worker().reaperEnabled()) {
             runOnce(clock.instant());
