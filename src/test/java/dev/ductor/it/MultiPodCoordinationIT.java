@@ -1,7 +1,6 @@
 package dev.ductor.it;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -9,13 +8,10 @@ import org.junit.jupiter.api.Test;
 import javax.sql.DataSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,7 +20,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +30,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,7 +62,6 @@ class MultiPodCoordinationIT {
     private static final int FLOOD_BACKLOG_LIMIT = Integer.getInteger("ductor.it.flood-backlog", 400);
     /** The coordinator's claim batch: copies of one run are spread one batch apart, so different claims tick it. */
     private static final int CLAIM_BATCH = 32;
-    private static final Duration POD_READY_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration RUNS_TERMINAL_TIMEOUT = Duration.ofSeconds(180);
     private static final Duration QUEUE_DRAIN_TIMEOUT = Duration.ofSeconds(60);
     private static final String WORKFLOW = "fanin6";
@@ -87,62 +80,34 @@ class MultiPodCoordinationIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private static final List<Pod> pods = new ArrayList<>();
-    private static EmbeddedPostgres postgres;
+    private static final List<PodProcess> pods = new ArrayList<>();
+    private static ItPostgres postgres;
     private static DataSource db;
     private static Path workDir;
-    private static Path pgDir;
-    private static Path tokenDir;
-    private static Thread killPodsOnExit;
+    private static Pods launcher;
     private static long suiteStarted;
     /** The most runs that were live in one flood round. */
     private static final AtomicLong peakLiveRuns = new AtomicLong();
 
-    private record Pod(String name, int port, Process process, Path log) {
-        String url(String path) {
-            return "http://127.0.0.1:" + port + path;
-        }
-    }
-
     @BeforeAll
     static void startPostgresAndPods() throws Exception {
         suiteStarted = System.nanoTime();
-        Path runnerJar = Path.of(System.getProperty("ductor.it.runner-jar", "target/quarkus-app/quarkus-run.jar"));
-        assertTrue(Files.isRegularFile(runnerJar), "the packaged app is missing: " + runnerJar.toAbsolutePath()
-                + " (run ./mvnw package first)");
-        workDir = Path.of(System.getProperty("ductor.it.work-dir", "target/multipod-it")).toAbsolutePath();
-        Files.createDirectories(workDir);
-        try (Stream<Path> old = Files.list(workDir)) {
-            old.filter(p -> p.getFileName().toString().endsWith(".log")).forEach(MultiPodCoordinationIT::deleteQuietly);
-        }
-        pgDir = Files.createTempDirectory("ductor-it-pg");
-        tokenDir = Files.createTempDirectory("ductor-it-tokens");
-
-        postgres = EmbeddedPostgres.builder()
-                .setDataDirectory(pgDir)
-                .setCleanDataDirectory(true)
-                .setPGStartupWait(Duration.ofSeconds(60))
-                .setServerConfig("max_connections", "300")
-                .setServerConfig("listen_addresses", "localhost")
-                .setServerConfig("fsync", "off")
-                .setServerConfig("synchronous_commit", "off")
-                .setServerConfig("full_page_writes", "off")
-                .start();
-        db = postgres.getPostgresDatabase();
-        String jdbcUrl = postgres.getJdbcUrl("postgres", "postgres");
-        log("PostgreSQL up at " + jdbcUrl + " (data " + pgDir + ")");
-
-        killPodsOnExit = new Thread(() -> pods.forEach(p -> p.process().destroyForcibly()), "kill-ductor-pods");
-        Runtime.getRuntime().addShutdownHook(killPodsOnExit);
+        workDir = Pods.workDir(null);
+        Pods.deleteOldLogs(workDir);
+        postgres = ItPostgres.start(false);
+        db = postgres.sql().dataSource();
+        String jdbcUrl = postgres.jdbcUrl();
+        log("PostgreSQL up at " + jdbcUrl + " (data " + postgres.dataDir() + ")");
+        launcher = new Pods("MultiPodCoordinationIT", workDir, jdbcUrl);
 
         // The first pod migrates the schema alone; the other two then start together on the migrated database.
-        pods.add(launch(1, runnerJar, jdbcUrl));
-        awaitReady(pods.get(0));
+        pods.add(launcher.launch("pod-1"));
+        launcher.awaitReady(pods.get(0));
         for (int i = 2; i <= PODS; i++) {
-            pods.add(launch(i, runnerJar, jdbcUrl));
+            pods.add(launcher.launch("pod-" + i));
         }
-        for (Pod pod : pods.subList(1, PODS)) {
-            awaitReady(pod);
+        for (PodProcess pod : pods.subList(1, PODS)) {
+            launcher.awaitReady(pod);
         }
         log("pods ready after " + seconds(System.nanoTime() - suiteStarted) + " s: "
                 + pods.stream().map(p -> p.name() + "@" + p.port()).toList());
@@ -150,35 +115,12 @@ class MultiPodCoordinationIT {
 
     @AfterAll
     static void stopPodsAndPostgres() {
-        for (Pod pod : pods) {
-            pod.process().destroy();
-        }
-        for (Pod pod : pods) {
-            try {
-                if (!pod.process().waitFor(20, TimeUnit.SECONDS)) {
-                    pod.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                pod.process().destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
-        if (killPodsOnExit != null) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(killPodsOnExit);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs anyway
-            }
+        if (launcher != null) {
+            launcher.close();
         }
         if (postgres != null) {
-            try {
-                postgres.close();
-            } catch (IOException e) {
-                log("stopping PostgreSQL failed: " + e);
-            }
+            postgres.close();
         }
-        deleteTree(pgDir);
-        deleteTree(tokenDir);
         log("pods and PostgreSQL stopped; whole IT took " + seconds(System.nanoTime() - suiteStarted) + " s");
     }
 
@@ -264,67 +206,8 @@ class MultiPodCoordinationIT {
 
     // --- pods ------------------------------------------------------------------------------------------------
 
-    private static Pod launch(int index, Path runnerJar, String jdbcUrl) throws IOException {
-        String name = "pod-" + index;
-        int port = freePort();
-        Path logFile = workDir.resolve(name + ".log");
-        List<String> command = List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Dquarkus.profile=embedded",
-                "-Dquarkus.datasource.jdbc.url=" + jdbcUrl,
-                "-Dquarkus.datasource.username=postgres",
-                "-Dquarkus.datasource.password=",
-                "-Dductor.samples=false",
-                "-Dquarkus.http.port=" + port,
-                "-Dquarkus.http.host=127.0.0.1",
-                "-Dductor.dev-tokens.dir=" + tokenDir,
-                "-Dductor.pod-name=" + name,
-                "-jar", runnerJar.toAbsolutePath().toString());
-        Process process = new ProcessBuilder(command)
-                .directory(workDir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(logFile.toFile())
-                .start();
-        log("started " + name + " pid " + process.pid() + " port " + port + ", log " + logFile);
-        return new Pod(name, port, process, logFile);
-    }
-
-    private static void awaitReady(Pod pod) throws InterruptedException {
-        long deadline = System.nanoTime() + POD_READY_TIMEOUT.toNanos();
-        String last = "no answer yet";
-        while (System.nanoTime() < deadline) {
-            if (!pod.process().isAlive()) {
-                fail(pod.name() + " exited with " + pod.process().exitValue() + " before it was ready\n" + tail(pod.log(), 80));
-            }
-            try {
-                HttpResponse<String> ready = HTTP.send(HttpRequest.newBuilder(URI.create(pod.url("/q/health/ready")))
-                        .timeout(Duration.ofSeconds(3)).GET().build(), HttpResponse.BodyHandlers.ofString());
-                if (ready.statusCode() == 200) {
-                    return;
-                }
-                last = ready.statusCode() + " " + ready.body();
-            } catch (IOException notListeningYet) {
-                last = notListeningYet.toString();
-            }
-            Thread.sleep(250);
-        }
-        fail(pod.name() + " not ready within " + POD_READY_TIMEOUT + " (last: " + last + ")\n" + tail(pod.log(), 80));
-    }
-
     private static String token(String role) throws Exception {
-        Path file = tokenDir.resolve("dev-tokens").resolve(role + ".jwt");
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.isRegularFile(file)) {
-                String token = Files.readString(file, StandardCharsets.US_ASCII).trim();
-                if (!token.isEmpty()) {
-                    return token;
-                }
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no dev token at " + file + podLogTails(30));
+        return launcher.token(role);
     }
 
     // --- load --------------------------------------------------------------------------------------------------
@@ -334,7 +217,7 @@ class MultiPodCoordinationIT {
         Semaphore inFlight = new Semaphore(12);
         List<CompletableFuture<String>> started = new ArrayList<>();
         for (int k = 0; k < RUNS; k++) {
-            Pod pod = pods.get(k % PODS);
+            PodProcess pod = pods.get(k % PODS);
             String body = "{\"input\": {\"k\": " + k + "}, \"idempotencyKey\": \"it-" + k + "\"}";
             HttpRequest request = HttpRequest.newBuilder(URI.create(pod.url("/api/v1/workflows/" + WORKFLOW + "/runs")))
                     .timeout(Duration.ofSeconds(30))
@@ -456,7 +339,7 @@ class MultiPodCoordinationIT {
         while (true) {
             Thread.sleep(500);
             List<Map<String, Double>> scraped = new ArrayList<>();
-            for (Pod pod : pods) {
+            for (PodProcess pod : pods) {
                 scraped.add(scrape(pod));
             }
             if (total(scraped, "ductor_tick_total", "committed") >= versionSum || System.nanoTime() > deadline) {
@@ -466,7 +349,7 @@ class MultiPodCoordinationIT {
     }
 
     /** Sample lines of one pod's /q/metrics, summed per "name" and per "name|outcome" (other labels ignored). */
-    private static Map<String, Double> scrape(Pod pod) throws Exception {
+    private static Map<String, Double> scrape(PodProcess pod) throws Exception {
         HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(pod.url("/q/metrics")))
                 .header("Accept", "text/plain").GET());
         assertEquals(200, response.statusCode(), pod.name() + " /q/metrics");
@@ -657,28 +540,8 @@ class MultiPodCoordinationIT {
         return out;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        }
-    }
-
     private static String podLogTails(int lines) {
-        StringBuilder out = new StringBuilder();
-        for (Pod pod : pods) {
-            out.append("\n----- ").append(pod.name()).append(" (").append(pod.log()).append(") -----\n").append(tail(pod.log(), lines));
-        }
-        return out.toString();
-    }
-
-    private static String tail(Path file, int lines) {
-        try {
-            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-        } catch (IOException | UncheckedIOException e) {
-            return "(no log: " + e + ")";
-        }
+        return launcher.logTails(lines);
     }
 
     private static double seconds(long nanos) {
@@ -687,24 +550,5 @@ class MultiPodCoordinationIT {
 
     private static void log(String message) {
         System.out.println("[MultiPodCoordinationIT] " + message);
-    }
-
-    private static void deleteTree(Path dir) {
-        if (dir == null || !Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(MultiPodCoordinationIT::deleteQuietly);
-        } catch (IOException e) {
-            log("could not delete " + dir + ": " + e);
-        }
-    }
-
-    private static void deleteQuietly(Path path) {
-        try {
-            Files.deleteIfExists(path);
-        } catch (IOException e) {
-            // best effort
-        }
     }
 }

@@ -1,0 +1,67 @@
+package dev.ductor.it;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * One real PostgreSQL (zonky's binaries from Maven Central) for one IT class, outliving the pods it serves:
+ * pods come and go (or are killed), the database stays.
+ */
+final class ItPostgres implements AutoCloseable {
+
+    private final EmbeddedPostgres postgres;
+    private final Path dataDir;
+    private final Sql sql;
+
+    private ItPostgres(EmbeddedPostgres postgres, Path dataDir) {
+        this.postgres = postgres;
+        this.dataDir = dataDir;
+        this.sql = new Sql(postgres.getPostgresDatabase());
+    }
+
+    /**
+     * Starts a PostgreSQL on a fresh temporary data directory. {@code durable}: fsync and synchronous commit on,
+     * as for data that must survive a crash; otherwise off, which is quicker and fine for throw-away data.
+     */
+    static ItPostgres start(boolean durable) throws IOException {
+        Path dataDir = Files.createTempDirectory("ductor-it-pg");
+        String onOff = durable ? "on" : "off";
+        EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+                .setDataDirectory(dataDir)
+                .setCleanDataDirectory(true)
+                .setPGStartupWait(Duration.ofSeconds(60))
+                .setServerConfig("max_connections", "300")
+                .setServerConfig("listen_addresses", "localhost")
+                .setServerConfig("fsync", onOff)
+                .setServerConfig("synchronous_commit", onOff)
+                .setServerConfig("full_page_writes", onOff)
+                .start();
+        return new ItPostgres(postgres, dataDir);
+    }
+
+    String jdbcUrl() {
+        return postgres.getJdbcUrl("postgres", "postgres");
+    }
+
+    Path dataDir() {
+        return dataDir;
+    }
+
+    Sql sql() {
+        return sql;
+    }
+
+    @Override
+    public void close() {
+        try {
+            postgres.close();
+        } catch (IOException e) {
+            System.out.println("[ItPostgres] stopping PostgreSQL failed: " + e);
+        }
+        Pods.deleteTree(dataDir);
+    }
+}
