@@ -12,6 +12,7 @@ public class ManualCoordination implements QuarkusTestProfile {
         return Map.of(
                 "ductor.coordinator.enabled", "false",
                 "ductor.worker.enabled", "false",
-                "ductor.watchdog.enabled", "false");
+                "ductor.watchdog.enabled", "false",
+                "ductor.worker.reaper-enabled", "false");
     }
 }
