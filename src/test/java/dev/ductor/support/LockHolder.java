@@ -12,6 +12,25 @@ public final class LockHolder {
     private LockHolder() {
     }
 
+    /** Waits until some session holds a row lock on a run (an uncommitted UPDATE of eec_workflow_run). */
+    public static void awaitRowLocked(AgroalDataSource dataSource) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (Connection connection = dataSource.getConnection()) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rs = connection.createStatement().executeQuery("""
+                        SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                         WHERE c.relname = 'eec_workflow_run' AND l.mode = 'RowExclusiveLock' AND l.granted""")) {
+                    rs.next();
+                    if (rs.getLong(1) > 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(5);
+            }
+        }
+        throw new AssertionError("no transaction ever wrote the run");
+    }
+
     public static void awaitSomeoneBlocked(AgroalDataSource dataSource) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         try (Connection connection = dataSource.getConnection()) {
