@@ -26,10 +26,11 @@ public final class PollingLoops {
     }
 
     /** Starts {@code count} threads each calling {@code round} (which returns how much it did) until stopped. */
-    public static PollingLoops start(String name, int count, IntSupplier round, Duration idle, QueueSignal signal) {
+    public static PollingLoops start(String name, int count, IntSupplier round, Duration idle, QueueSignal signal,
+                                     QueueSignal.Channel channel) {
         PollingLoops loops = new PollingLoops(name);
         for (int i = 0; i < count; i++) {
-            Thread thread = new Thread(() -> loops.loop(round, idle, signal), name + "-" + i);
+            Thread thread = new Thread(() -> loops.loop(round, idle, signal, channel), name + "-" + i);
             thread.setDaemon(true);
             loops.threads.add(thread);
             thread.start();
@@ -37,14 +38,14 @@ public final class PollingLoops {
         return loops;
     }
 
-    private void loop(IntSupplier round, Duration idle, QueueSignal signal) {
+    private void loop(IntSupplier round, Duration idle, QueueSignal signal, QueueSignal.Channel channel) {
         Duration backoff = idle;
         while (running) {
             try {
                 int done = round.getAsInt();
                 backoff = idle;
                 if (done == 0) {
-                    signal.await(idle);
+                    signal.await(channel, idle);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -7,25 +7,38 @@ import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 
 /**
  * Wakes this JVM's polling loops as soon as a transaction that queued work commits, so an idle loop does
- * not add its poll interval to every step. Other pods still find the work by polling.
+ * not add its poll interval to every step. Coordinators and step workers have separate channels: a wakeup
+ * for a run must not send every worker thread to claim tasks that are not there. Other pods still find the
+ * work by polling.
  */
 @ApplicationScoped
 public class QueueSignal {
 
+    public enum Channel {
+        /** Wakeups and timers were queued: coordinator loops. */
+        COORDINATORS,
+        /** Tasks were queued: in-process workers and long-polling external claims. */
+        WORKERS
+    }
+
     private final TransactionSynchronizationRegistry transactions;
-    private final Object monitor = new Object();
-    private long generation;
+    private final Map<Channel, Monitor> monitors = new EnumMap<>(Channel.class);
 
     @Inject
     public QueueSignal(TransactionSynchronizationRegistry transactions) {
         this.transactions = transactions;
+        for (Channel channel : Channel.values()) {
+            monitors.put(channel, new Monitor());
+        }
     }
 
-    /** Nudges the loops when the current transaction commits; never before, so nobody polls for rows not yet visible. */
-    public void afterCommit() {
+    /** Nudges the channel's loops when the current transaction commits; never before, so nobody polls for rows not yet visible. */
+    public void afterCommit(Channel channel) {
         transactions.registerInterposedSynchronization(new Synchronization() {
             @Override
             public void beforeCompletion() {
@@ -34,22 +47,30 @@ public class QueueSignal {
             @Override
             public void afterCompletion(int status) {
                 if (status == Status.STATUS_COMMITTED) {
-                    nudge();
+                    nudge(channel);
                 }
             }
         });
     }
 
-    public void nudge() {
-        synchronized (monitor) {
-            generation++;
-            monitor.notifyAll();
-        }
+    public void nudge(Channel channel) {
+        monitors.get(channel).nudge();
     }
 
-    /** Waits up to {@code timeout}, returning early when nudged. */
-    public void await(Duration timeout) throws InterruptedException {
-        synchronized (monitor) {
+    /** Waits up to {@code timeout}, returning early when the channel is nudged. */
+    public void await(Channel channel, Duration timeout) throws InterruptedException {
+        monitors.get(channel).await(timeout);
+    }
+
+    private static final class Monitor {
+        private long generation;
+
+        synchronized void nudge() {
+            generation++;
+            notifyAll();
+        }
+
+        synchronized void await(Duration timeout) throws InterruptedException {
             long seen = generation;
             long deadline = System.nanoTime() + timeout.toNanos();
             while (generation == seen) {
@@ -57,7 +78,7 @@ public class QueueSignal {
                 if (left <= 0) {
                     return;
                 }
-                monitor.wait(Math.max(1, left / 1_000_000));
+                wait(Math.max(1, left / 1_000_000));
             }
         }
     }

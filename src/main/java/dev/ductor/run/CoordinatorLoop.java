@@ -52,7 +52,8 @@ public class CoordinatorLoop {
     void start(@Observes StartupEvent event) {
         if (config.coordinator().enabled()) {
             loops = PollingLoops.start("ductor-coordinator", config.coordinator().threads(), this::round,
-                    config.coordinator().idlePoll(), signal);
+                    config.coordinator().idlePoll(), signal,
+                    QueueSignal.Channel.COORDINATORS);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.ductor.run;
 
 import dev.ductor.config.JsonCodec;
 import dev.ductor.queue.NewQueueItem;
+import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.run.core.Effect;
@@ -96,14 +97,17 @@ public class RunCommitter {
             }
         }
         queue.enqueue(items, now);
-        if (!items.isEmpty()) {
-            signal.afterCommit();
+        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK)) {
+            signal.afterCommit(QueueSignal.Channel.WORKERS);
+        }
+        if (items.stream().anyMatch(i -> i.kind() != QueueKind.TASK && !i.availableAt().isAfter(now))) {
+            signal.afterCommit(QueueSignal.Channel.COORDINATORS);
         }
     }
 
-    /** Wakes this JVM's loops when the current transaction commits (work was queued outside a tick). */
+    /** Wakes this JVM's coordinator loops when the current transaction commits (a wakeup was queued outside a tick). */
     public void nudgeAfterCommit() {
-        signal.afterCommit();
+        signal.afterCommit(QueueSignal.Channel.COORDINATORS);
     }
 
     /**

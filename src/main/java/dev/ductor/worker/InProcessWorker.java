@@ -72,7 +72,8 @@ public class InProcessWorker {
                 t.setDaemon(true);
                 return t;
             });
-            loops = PollingLoops.start("ductor-worker", config.worker().threads(), this::round, config.worker().idlePoll(), signal);
+            loops = PollingLoops.start("ductor-worker", config.worker().threads(), this::round, config.worker().idlePoll(), signal,
+                    QueueSignal.Channel.WORKERS);
         }
     }
 
@@ -118,7 +119,7 @@ public class InProcessWorker {
         long every = Math.max(1, lease.toMillis() / 3);
         ScheduledFuture<?> heartbeat = heartbeats.scheduleAtFixedRate(() -> {
             try {
-                results.heartbeat(task.id(), task.leaseToken(), lease);
+                results.heartbeat(null, task.id(), task.leaseToken(), lease);
             } catch (RuntimeException lost) {
                 LOG.debugf("heartbeat of task %d failed: %s", task.id(), lost.getMessage());
             }
