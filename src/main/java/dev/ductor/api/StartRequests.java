@@ -7,11 +7,14 @@ import dev.ductor.run.StartRequest;
 import java.util.Iterator;
 import java.util.Set;
 
-/** Checks a start body {@code {input?, idempotencyKey?, tier?}} field by field, naming what is wrong. */
+/**
+ * Checks a start body {@code {input?, idempotencyKey?, tier?, correlationKey?}} field by field, naming what is wrong.
+ * {@code correlationKey} is what event rules with a {@code signal} action find the run by (see aggregate/rule/rules.md).
+ */
 final class StartRequests {
 
     static final Set<String> TIERS = Set.of("interactive", "standard", "bulk");
-    private static final Set<String> FIELDS = Set.of("input", "idempotencyKey", "tier");
+    private static final Set<String> FIELDS = Set.of("input", "idempotencyKey", "tier", "correlationKey");
     static final int MAX_KEY_LENGTH = 200;
 
     private StartRequests() {
@@ -22,12 +25,12 @@ final class StartRequests {
             return new StartRequest(null, null, "standard");
         }
         if (!body.isObject()) {
-            throw new BadRequestException(null, "the body must be a JSON object {input, idempotencyKey?, tier?}");
+            throw new BadRequestException(null, "the body must be a JSON object {input, idempotencyKey?, tier?, correlationKey?}");
         }
         for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
             String name = names.next();
             if (!FIELDS.contains(name)) {
-                throw new BadRequestException(name, "unknown field '" + name + "' (allowed: input, idempotencyKey, tier)");
+                throw new BadRequestException(name, "unknown field '" + name + "' (allowed: input, idempotencyKey, tier, correlationKey)");
             }
         }
         JsonNode key = body.get("idempotencyKey");
@@ -47,6 +50,15 @@ final class StartRequests {
             }
             tier = tierNode.asText();
         }
-        return new StartRequest(CommandBodies.payload(body, "input"), idempotencyKey, tier);
+        JsonNode correlation = body.get("correlationKey");
+        String correlationKey = null;
+        if (correlation != null && !correlation.isNull()) {
+            if (!correlation.isTextual() || correlation.asText().isBlank() || correlation.asText().length() > MAX_KEY_LENGTH) {
+                throw new BadRequestException("correlationKey", "correlationKey must be a non-blank string of at most "
+                        + MAX_KEY_LENGTH + " characters");
+            }
+            correlationKey = correlation.asText();
+        }
+        return new StartRequest(CommandBodies.payload(body, "input"), idempotencyKey, tier, correlationKey);
     }
 }

@@ -92,7 +92,7 @@ public class TaskResource {
                 break;
             }
             // Woken at once by a commit in this pod; work queued by other pods is found on the next poll.
-            signal.await(Duration.ofNanos(Math.min(left, Duration.ofMillis(250).toNanos())));
+            signal.await(QueueSignal.Channel.WORKERS, Duration.ofNanos(Math.min(left, Duration.ofMillis(250).toNanos())));
         } while (true);
         List<ClaimedTask> tasks = new ArrayList<>();
         for (QueueItem item : claimed) {
@@ -108,7 +108,7 @@ public class TaskResource {
     public Map<String, Object> heartbeat(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken}");
         CommandBodies.onlyFields(body, Set.of("leaseToken"));
-        Instant until = results.heartbeat(parseTaskId(taskId), leaseToken(body), config.worker().lease());
+        Instant until = results.heartbeat(caller.tenant(), parseTaskId(taskId), leaseToken(body), config.worker().lease());
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("taskId", taskId);
         answer.put("leaseExpiresAt", until);

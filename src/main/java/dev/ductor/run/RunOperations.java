@@ -60,13 +60,35 @@ public class RunOperations {
     @Transactional
     public boolean signal(String tenant, UUID runId, String name, JsonNode payload, String idempotencyKey) {
         WorkflowRunEntity run = queries.find(tenant, runId);
+        SignalOutcome outcome = deliverSignal(run, name, payload, idempotencyKey);
+        if (outcome == SignalOutcome.NOT_RUNNING) {
+            throw new RunTerminalException(runId, run.status, "the signal '" + name + "'");
+        }
+        return outcome == SignalOutcome.ACCEPTED;
+    }
+
+    /** What became of a signal offered with {@link #signalIfRunning}. */
+    public enum SignalOutcome { ACCEPTED, DUPLICATE, NOT_RUNNING }
+
+    /**
+     * As {@link #signal}, for callers that signal runs inside a transaction of their own (event rules): a run
+     * that has finished is reported as {@link SignalOutcome#NOT_RUNNING} instead of thrown, because an exception
+     * leaving this method would mark the caller's whole transaction for rollback.
+     */
+    @Transactional
+    public SignalOutcome signalIfRunning(String tenant, UUID runId, String name, JsonNode payload, String idempotencyKey) {
+        return deliverSignal(queries.find(tenant, runId), name, payload, idempotencyKey);
+    }
+
+    private SignalOutcome deliverSignal(WorkflowRunEntity run, String name, JsonNode payload, String idempotencyKey) {
+        UUID runId = run.runId;
         if (!"RUNNING".equals(run.status)) {
             if (inbox.contains(runId, "signal:" + idempotencyKey)) {
                 metrics.signal("duplicate"); // delivered before the run finished: a repeat is still just a repeat
-                return false;
+                return SignalOutcome.DUPLICATE;
             }
             metrics.signal("rejected");
-            throw new RunTerminalException(runId, run.status, "the signal '" + name + "'");
+            return SignalOutcome.NOT_RUNNING;
         }
         Instant now = clock.instant();
         String body = queries.json().mapper().createObjectNode().put("name", name).set("payload", payload).toString();
@@ -76,7 +98,7 @@ public class RunOperations {
             committer.nudgeAfterCommit();
         }
         metrics.signal(fresh ? "accepted" : "duplicate");
-        return fresh;
+        return fresh ? SignalOutcome.ACCEPTED : SignalOutcome.DUPLICATE;
     }
 
     @Transactional

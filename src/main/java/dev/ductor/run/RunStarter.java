@@ -66,8 +66,8 @@ public class RunStarter {
         int inserted = em.createNativeQuery("""
                         INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
                                                       last_transition_seq, state_checksum, db_record_version, input, output,
-                                                      idempotency_key, created_at, updated_at)
-                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), ?8, ?9, 0, CAST(?10 AS jsonb), CAST(?11 AS jsonb), ?12, ?13, ?13)
+                                                      idempotency_key, correlation_key, created_at, updated_at)
+                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), ?8, ?9, 0, CAST(?10 AS jsonb), CAST(?11 AS jsonb), ?12, ?14, ?13, ?13)
                         ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING""")
                 .setParameter(1, runId)
                 .setParameter(2, tenant)
@@ -82,6 +82,7 @@ public class RunStarter {
                 .setParameter(11, json.write(first.output()))
                 .setParameter(12, request.idempotencyKey())
                 .setParameter(13, now)
+                .setParameter(14, request.correlationKey())
                 .executeUpdate();
         if (inserted == 0) {
             return new Started(false, queries.view(existing(tenant, workflowName, request.idempotencyKey())));

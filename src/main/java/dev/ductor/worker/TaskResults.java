@@ -89,9 +89,9 @@ public class TaskResults {
 
     /** Extends the lease; the worker must stop and drop its work when this says the lease was lost. */
     @Transactional
-    public Instant heartbeat(long taskId, UUID leaseToken, java.time.Duration lease) {
+    public Instant heartbeat(String tenant, long taskId, UUID leaseToken, java.time.Duration lease) {
         Instant until = clock.instant().plus(lease);
-        if (!queue.extendLease(taskId, leaseToken, until)) {
+        if (!queue.extendLease(tenant, taskId, leaseToken, until)) {
             throw leaseLost(taskId);
         }
         return until;
@@ -114,7 +114,7 @@ public class TaskResults {
         inbox.deliver(task.runId(), InboxKind.TASK_RESULT, "result:" + task.node() + ":" + task.attempt(),
                 task.node(), task.attempt(), taskId, json.write(payload), now);
         queue.enqueue(List.of(NewQueueItem.wakeup(task.tenant(), task.tier(), task.runId(), now)), now);
-        signal.afterCommit();
+        signal.afterCommit(QueueSignal.Channel.COORDINATORS);
     }
 
     private record TakenTask(UUID runId, String node, int attempt, String tenant, String tier) {

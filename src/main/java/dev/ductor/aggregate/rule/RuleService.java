@@ -1,0 +1,153 @@
+package dev.ductor.aggregate.rule;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.aggregate.AggregateConflictException;
+import dev.ductor.aggregate.AggregateKey;
+import dev.ductor.aggregate.AggregateStore;
+import dev.ductor.aggregate.core.Rule;
+import dev.ductor.aggregate.core.RuleState;
+import dev.ductor.aggregate.core.RuleValidator;
+import dev.ductor.aggregate.core.RuleViolationException;
+import dev.ductor.config.JsonCodec;
+import dev.ductor.error.NotFoundException;
+import dev.ductor.error.PreconditionRequiredException;
+import dev.ductor.error.VersionConflictException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * Rules, event-sourced: the truth is the rule's stream in {@link AggregateStore} (type {@code rule}), one
+ * {@code RuleDefined} event per create or replacement, appended at the version the editor read (If-Match).
+ * In the same transaction the projection row in {@code eec_rule}, which incoming events are matched against,
+ * is moved with {@code UPDATE ... WHERE db_record_version = <that version>}. Two editors on one version: one
+ * append wins, the other raises {@link AggregateConflictException}, rolls back having written nothing, and the
+ * API answers 409 with the rule as it now is.
+ */
+@ApplicationScoped
+public class RuleService {
+
+    private final AggregateStore store;
+    private final EntityManager em;
+    private final JsonCodec json;
+    private final Clock clock;
+
+    @Inject
+    public RuleService(AggregateStore store, EntityManager em, JsonCodec json, Clock clock) {
+        this.store = store;
+        this.em = em;
+        this.json = json;
+        this.clock = clock;
+    }
+
+    public record PutResult(boolean created, RuleView rule) {
+    }
+
+    public static AggregateKey key(String tenant, String name) {
+        return new AggregateKey(RuleState.AGGREGATE_TYPE, tenant, name);
+    }
+
+    /**
+     * Creates the rule (no If-Match) or replaces it (If-Match = its current version).
+     *
+     * @throws AggregateConflictException when another editor appended since this one read the stream
+     */
+    @Transactional
+    public PutResult put(String tenant, String name, JsonNode body, OptionalLong ifMatch, String recordedBy) {
+        Rule rule;
+        try {
+            rule = RuleValidator.parse(name, body);
+        } catch (RuleViolationException invalid) {
+            throw new InvalidRuleException(invalid.getMessage(), invalid.violations());
+        }
+        AggregateKey key = key(tenant, name);
+        RuleState state = RuleState.fold(name, store.load(key));
+        if (!state.exists()) {
+            if (ifMatch.isPresent()) {
+                throw new VersionConflictException("Rule '" + name + "'", ifMatch.getAsLong(), null, null, body);
+            }
+            long version = store.append(key, 0, List.of(RuleState.defined(rule)), recordedBy);
+            insertProjection(tenant, name, rule, version);
+            return new PutResult(true, RuleView.of(load(key, name)));
+        }
+        if (ifMatch.isEmpty()) {
+            throw new PreconditionRequiredException("rule '" + name + "'");
+        }
+        if (ifMatch.getAsLong() != state.version()) {
+            throw new VersionConflictException("Rule '" + name + "'", ifMatch.getAsLong(), state.version(),
+                    RuleView.of(state), body);
+        }
+        long version = store.append(key, state.version(), List.of(RuleState.defined(rule)), recordedBy);
+        moveProjection(key, rule, state.version(), version);
+        return new PutResult(false, RuleView.of(load(key, name)));
+    }
+
+    @Transactional
+    public RuleView get(String tenant, String name) {
+        RuleState state = load(key(tenant, name), name);
+        if (!state.exists()) {
+            throw new NotFoundException("Rule", name);
+        }
+        return RuleView.of(state);
+    }
+
+    /** The tenant's enabled rules on this event type, by name, from the projection (joins the caller's transaction). */
+    @Transactional
+    @SuppressWarnings("unchecked")
+    public List<NamedRule> enabledRulesOn(String tenant, String eventType) {
+        List<Object[]> rows = em.createNativeQuery("""
+                        SELECT name, CAST(definition AS text) FROM eec_rule
+                         WHERE tenant = ?1 AND on_type = ?2 AND enabled ORDER BY name""")
+                .setParameter(1, tenant)
+                .setParameter(2, eventType)
+                .getResultList();
+        return rows.stream().map(r -> new NamedRule((String) r[0], Rule.fromJson(json.tree((String) r[1])))).toList();
+    }
+
+    private RuleState load(AggregateKey key, String name) {
+        return RuleState.fold(name, store.load(key));
+    }
+
+    private void insertProjection(String tenant, String name, Rule rule, long version) {
+        int inserted = em.createNativeQuery("""
+                        INSERT INTO eec_rule (tenant, name, on_type, enabled, definition, db_record_version, updated_at)
+                        VALUES (?1, ?2, ?3, ?4, CAST(?5 AS jsonb), ?6, ?7)
+                        ON CONFLICT (tenant, name) DO NOTHING""")
+                .setParameter(1, tenant)
+                .setParameter(2, name)
+                .setParameter(3, rule.on())
+                .setParameter(4, rule.enabled())
+                .setParameter(5, json.write(rule.toJson()))
+                .setParameter(6, version)
+                .setParameter(7, clock.instant())
+                .executeUpdate();
+        if (inserted == 0) {
+            // The append at version 1 already decided who creates; a row here means the projection is ahead of its stream.
+            throw new IllegalStateException("rule '" + name + "' of tenant " + tenant + " has a projection row but no events");
+        }
+    }
+
+    private void moveProjection(AggregateKey key, Rule rule, long expected, long version) {
+        int updated = em.createNativeQuery("""
+                        UPDATE eec_rule SET on_type = ?3, enabled = ?4, definition = CAST(?5 AS jsonb), db_record_version = ?6,
+                                            updated_at = ?7
+                         WHERE tenant = ?1 AND name = ?2 AND db_record_version = ?8""")
+                .setParameter(1, key.tenant())
+                .setParameter(2, key.name())
+                .setParameter(3, rule.on())
+                .setParameter(4, rule.enabled())
+                .setParameter(5, json.write(rule.toJson()))
+                .setParameter(6, version)
+                .setParameter(7, clock.instant())
+                .setParameter(8, expected)
+                .executeUpdate();
+        if (updated != 1) {
+            throw new AggregateConflictException(key, expected, store.version(key));
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.ductor.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.aggregate.AggregateConflictException;
+import dev.ductor.aggregate.core.RuleValidator;
+import dev.ductor.aggregate.rule.RuleService;
+import dev.ductor.aggregate.rule.RuleView;
+import dev.ductor.error.BadRequestException;
+import dev.ductor.error.VersionConflictException;
+import dev.ductor.security.CallerContext;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+
+import java.net.URI;
+import java.util.OptionalLong;
+
+/** Event rules: {@code PUT} creates (201) or replaces (200, needs If-Match) a rule; {@code GET} shows it with its ETag. */
+@Path("/api/v1/rules")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+@SecurityRequirement(name = "jwt")
+public class RuleResource {
+
+    @Inject
+    RuleService rules;
+
+    @Inject
+    CallerContext caller;
+
+    @PUT
+    @Path("/{name}")
+    @RolesAllowed(Roles.ADMIN)
+    @Operation(summary = "Create a rule (201) or replace it (200, needs If-Match with its version)")
+    public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
+        if (!RuleValidator.validName(name)) {
+            throw new BadRequestException("name", "a rule name is 1-100 characters of A-Z a-z 0-9 _ . -");
+        }
+        OptionalLong expected = Versions.ifMatch(ifMatch);
+        String tenant = caller.tenant();
+        RuleService.PutResult result;
+        try {
+            result = rules.put(tenant, name, body, expected, caller.subject());
+        } catch (AggregateConflictException lost) {
+            // Another editor appended first; our transaction rolled back. Show the rule as it is now.
+            RuleView current = rules.get(tenant, name);
+            throw new VersionConflictException("Rule '" + name + "'", expected.isPresent() ? expected.getAsLong() : null,
+                    current.version(), current, body);
+        }
+        Response.ResponseBuilder response = result.created()
+                ? Response.created(URI.create("/api/v1/rules/" + name))
+                : Response.ok();
+        return response.header("ETag", Versions.etag(result.rule().version())).entity(result.rule()).build();
+    }
+
+    @GET
+    @Path("/{name}")
+    @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    @Operation(summary = "The rule, with its version as ETag")
+    public Response get(@PathParam("name") String name) {
+        RuleView rule = rules.get(caller.tenant(), name);
+        return Response.ok(rule).header("ETag", Versions.etag(rule.version())).build();
+    }
+}
