@@ -77,9 +77,25 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public Response unexpected(Exception e, UriInfo uri) {
+        if (isDataException(e)) {
+            // SQLSTATE class 22: the input holds something PostgreSQL cannot store (a NUL character, say).
+            // The transaction rolled back, so nothing was applied.
+            return respond(Problem.of("bad-request", "Bad request", 400,
+                    "the request holds a value that cannot be stored (for example a NUL character); nothing was applied",
+                    path(uri), Map.of()));
+        }
         LOG.error("unexpected error", e);
         return respond(Problem.of("internal", "Internal error", 500,
                 "something went wrong on our side; the request may not have been applied, and it is logged", path(uri), Map.of()));
+    }
+
+    private static boolean isDataException(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("22")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Response respond(Problem problem) {

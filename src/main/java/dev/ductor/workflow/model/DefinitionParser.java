@@ -25,6 +25,7 @@ public final class DefinitionParser {
 
     public static final int MAX_NODES = 500;
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    private static final Pattern POOL = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
     private static final Set<String> DOCUMENT_FIELDS = Set.of("name", "nodes");
     private static final Set<String> NODE_FIELDS = Set.of(
             "id", "type", "handler", "pool", "signal", "timeout", "duration", "dependsOn", "retry", "input");
@@ -92,6 +93,12 @@ public final class DefinitionParser {
         }
         int before = violations.size();
         unknownFields(json, NODE_FIELDS, id, violations);
+        for (String field : List.of("type", "handler", "pool", "signal", "timeout", "duration")) {
+            JsonNode value = json.get(field);
+            if (value != null && !value.isNull() && (!value.isTextual() || value.asText().isBlank())) {
+                violations.add(new Violation(id, field, field + " must be a non-blank string"));
+            }
+        }
         String typeName = text(json, "type");
         NodeType type = typeName == null ? null : NodeType.fromWire(typeName).orElse(null);
         if (type == null) {
@@ -116,6 +123,9 @@ public final class DefinitionParser {
             violations.add(new Violation(id, "duration", "a timer node needs an ISO-8601 duration such as PT5S"));
         }
         String pool = text(json, "pool");
+        if (pool != null && !POOL.matcher(pool).matches()) {
+            violations.add(new Violation(id, "pool", "a pool name is 1-100 characters of A-Z a-z 0-9 _ . -"));
+        }
         List<String> dependsOn = dependsOn(json, id, violations);
         RetryPolicy retry = retry(json.get("retry"), id, violations);
         JsonNode input = json.get("input");
