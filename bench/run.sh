@@ -2,6 +2,8 @@
 # Ductor benchmarks: one entry point, one scenario per argument. See docs/benchmarks.md.
 #
 #   bench/run.sh ticks     committed coordinator ticks/s (low and high contention, group commit) vs pgbench
+#   bench/run.sh signals   signals/s one hot run absorbs with the coordinator running; signal-to-dispatch p50/p99
+#   bench/run.sh timers    coordinator and task claim latency, empty queue vs 1M pending future timers
 #
 # Each scenario builds what it needs, sends Maven's output to a log under target/bench/, and prints only its
 # figures as key=value lines. Database: the embedded, throw-away PostgreSQL the test profile starts, or an
@@ -21,11 +23,19 @@ scenarios:
           ratios, p50/p99 tick latency, a group-commit experiment, and the raw-SQL ceiling of the same
           statements with pgbench (bench/sql/tick.sql); last line:
           ticks_per_s=<n> ceiling_per_s=<m> ratio=<n/m>
+  signals signals/s absorbed by one hot run with the real coordinator loops and workers running, over
+          HTTP (and straight through the service), latency from a signal's 202 to the step it unblocks
+          being dispatched (committed), commits per burst; last line:
+          signals_per_s=<n> p50_ms=<a> p99_ms=<b>
+  timers  p50 latency of the coordinator claim (wakeups, timers) and the fair task claim with an empty
+          queue and with 1,000,000 pending future timers (and again after deleting them); last line:
+          claim_ms_empty=<a> claim_ms_1m=<b> ratio=<b/a>
 
 environment:
   QUARKUS_DATASOURCE_JDBC_URL, QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD
           use this PostgreSQL instead of the embedded one: a scratch database no Ductor pod uses (the
-          benchmark writes under tenant ductor-bench and deletes those rows at the end)
+          benchmark writes under tenant ductor-bench, timers also ductor-bench-b, and deletes those rows
+          at the end; signals adds a trigger ductor_bench_dispatch on eec_queue_item and drops it at the end)
   PGBENCH
           the pgbench to use (default: pgbench on PATH, else /usr/lib/postgresql/*/bin/pgbench); none: skip
   BENCH_OPTS
@@ -91,9 +101,54 @@ scenario_ticks() {
     echo "ticks_per_s=$(value ticks_per_s) ceiling_per_s=$(value ceiling_per_s) ratio=$(value ratio)"
 }
 
+# A scenario that runs one *Bench class and needs nothing outside the JVM: $1 scenario, $2 class, $3 the keys of
+# the last line (space-separated), in order. Prints the other figures, elapsed_s, then the last line.
+scenario_simple() {
+    local scenario=$1 class=$2 keys=$3
+    local dir=target/bench
+    mkdir -p "$dir"
+    local log="$dir/$scenario-maven.log" out="$dir/$scenario.properties"
+    rm -f "$out"
+    local na="" key pattern=""
+    for key in $keys; do
+        na="$na${na:+ }$key=NA"
+        pattern="$pattern${pattern:+|}$key"
+    done
+    echo "scenario=$scenario log=$log"
+    local started=$SECONDS
+    if ! run_bench_class "$class" "$log" -Dbench.scenario="$scenario" -Dbench.out="$PWD/$out"; then
+        echo "benchmark failed; the end of $log:" >&2
+        tail -n 40 "$log" >&2
+        if [ -s "$out" ]; then
+            grep -v -E "^($pattern)=" "$out" || true
+        fi
+        echo "$na"
+        exit 1
+    fi
+    local first=${keys%% *}
+    if [ ! -s "$out" ] || ! grep -q "^$first=" "$out"; then
+        echo "the benchmark did not run or wrote no figures (is $class compiled? see $log)" >&2
+        echo "$na"
+        exit 1
+    fi
+    grep -v -E "^($pattern)=" "$out"
+    echo "elapsed_s=$((SECONDS - started))"
+    local last=""
+    for key in $keys; do
+        last="$last${last:+ }$key=$(grep -E "^$key=" "$out" | tail -n 1 | cut -d= -f2-)"
+    done
+    echo "$last"
+}
+
 case "${1:-}" in
     ticks)
         scenario_ticks
+        ;;
+    signals)
+        scenario_simple signals SignalBench "signals_per_s p50_ms p99_ms"
+        ;;
+    timers)
+        scenario_simple timers TimerBench "claim_ms_empty claim_ms_1m ratio"
         ;;
     -h | --help | help)
         usage
