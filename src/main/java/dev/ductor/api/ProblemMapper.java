@@ -43,6 +43,20 @@ public class ProblemMapper {
         return respond(Problem.of("bad-request", "Bad request", 400, detail, path(uri), Map.of()));
     }
 
+    /**
+     * Quarkus ships its own mappers for these Jackson subtypes (plain JSON bodies); the more specific type
+     * wins, so they are named here to keep every error problem+json.
+     */
+    @ServerExceptionMapper
+    public Response mismatchedJson(MismatchedInputException e, UriInfo uri) {
+        return unreadableJson(e, uri);
+    }
+
+    @ServerExceptionMapper
+    public Response malformedJson(com.fasterxml.jackson.core.JsonParseException e, UriInfo uri) {
+        return unreadableJson(e, uri);
+    }
+
     @ServerExceptionMapper
     public Response invalid(ConstraintViolationException e, UriInfo uri) {
         return respond(Problem.of("bad-request", "Bad request", 400, e.getMessage(), path(uri), Map.of()));

@@ -10,6 +10,6 @@ public class RunTerminalException extends ConflictException {
 
     public RunTerminalException(UUID runId, String status, String what) {
         super("run-terminal", "Run " + runId + " is already " + status + "; " + what + " was not applied.",
-                Map.of("runId", runId, "status", status));
+                Map.of("runId", runId, "runStatus", status));
     }
 }

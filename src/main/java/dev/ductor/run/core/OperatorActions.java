@@ -18,12 +18,14 @@ public final class OperatorActions {
     public enum Action {
         RETRY, SKIP;
 
+        /** Exactly {@code retry} or {@code skip}, as the contract spells them. */
         public static Optional<Action> fromWire(String name) {
-            try {
-                return Optional.of(valueOf(name.toUpperCase(Locale.ROOT)));
-            } catch (IllegalArgumentException | NullPointerException e) {
-                return Optional.empty();
+            for (Action action : values()) {
+                if (action.name().toLowerCase(Locale.ROOT).equals(name)) {
+                    return Optional.of(action);
+                }
             }
+            return Optional.empty();
         }
     }
 
