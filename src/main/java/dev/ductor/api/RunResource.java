@@ -25,6 +25,11 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.util.List;
@@ -32,6 +37,8 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
+
+import static dev.ductor.api.ApiExamples.*;
 
 @Path("/api/v1/runs")
 @Produces(MediaType.APPLICATION_JSON)
@@ -51,6 +58,16 @@ public class RunResource {
     @GET
     @Path("/{runId}")
     @Operation(summary = "A run with its nodes; the ETag is its version")
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "The run; ETag is its version",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "run", value = RUN))),
+            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN)))
+    })
     public Response get(@PathParam("runId") String runId) {
         RunView run = runs.get(caller.tenant(), parse(runId));
         return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
@@ -58,6 +75,14 @@ public class RunResource {
 
     @GET
     @Operation(summary = "Runs of the caller's tenant, newest first, keyset-paginated")
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "One page of runs; nextCursor is absent on the last page",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "page", value = RUN_PAGE))),
+            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED)))
+    })
     public RunPage list(@QueryParam("workflow") String workflow, @QueryParam("status") String status,
                         @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
         return runs.list(caller.tenant(), workflow, status, parseLimit(limit), cursor);
@@ -66,6 +91,16 @@ public class RunResource {
     @GET
     @Path("/{runId}/history")
     @Operation(summary = "The run's transitions in seq order")
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "Transitions in seq order",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "history", value = HISTORY))),
+            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN)))
+    })
     public List<TransitionView> history(@PathParam("runId") String runId) {
         return runs.history(caller.tenant(), parse(runId));
     }
@@ -75,6 +110,23 @@ public class RunResource {
     @RolesAllowed(Roles.CLIENT)
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Send a signal (202); a repeated idempotencyKey is a no-op (200), delivered once")
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "signal", value = SIGNAL)))
+    @APIResponses({
+            @APIResponse(responseCode = "202", description = "Signal accepted",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "accepted", value = SIGNAL_ACCEPTED))),
+            @APIResponse(responseCode = "200", description = "Repeated idempotencyKey: delivered once, nothing new",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "duplicate", value = SIGNAL_DUPLICATE))),
+            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "403", description = "The token's role may not do this",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
+            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
+            @APIResponse(responseCode = "409", description = "The run has already finished",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "run-terminal", value = RUN_TERMINAL)))
+    })
     public Response signal(@PathParam("runId") String runId, JsonNode body) {
         CommandBodies.object(body, "{name, payload?, idempotencyKey}");
         CommandBodies.onlyFields(body, Set.of("name", "payload", "idempotencyKey"));
@@ -90,6 +142,20 @@ public class RunResource {
     @Path("/{runId}/cancel")
     @RolesAllowed(Roles.OPERATOR)
     @Operation(summary = "Cancel a running run (202); the next tick ends it as CANCELLED")
+    @APIResponses({
+            @APIResponse(responseCode = "202", description = "Cancellation requested",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "cancelling", value = CANCELLING))),
+            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "403", description = "The token's role may not do this",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
+            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
+            @APIResponse(responseCode = "409", description = "The run has already finished",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "run-terminal", value = RUN_TERMINAL)))
+    })
     public Response cancel(@PathParam("runId") String runId) {
         operations.cancel(caller.tenant(), parse(runId), "requested by " + caller.subject());
         return Response.accepted(Map.of("runId", runId, "status", "CANCELLING")).build();
@@ -100,6 +166,23 @@ public class RunResource {
     @RolesAllowed(Roles.OPERATOR)
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Change a run's tier or retry/skip nodes; needs If-Match with the run's version")
+    @RequestBody(content = @Content(mediaType = JSON, examples = {@ExampleObject(name = "change-tier", value = PATCH_TIER), @ExampleObject(name = "retry-node", value = PATCH_NODES)}))
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "The changed run; ETag is its new version",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "patched", value = RUN_PATCHED))),
+            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "403", description = "The token's role may not do this",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
+            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
+            @APIResponse(responseCode = "409", description = "Stale If-Match: nothing was saved; current and rejected are returned",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "version-conflict", value = CONFLICT_RUN))),
+            @APIResponse(responseCode = "428", description = "Without If-Match: nothing was saved",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "precondition-required", value = PRECONDITION_RUN)))
+    })
     public Response patch(@PathParam("runId") String runId, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         UUID id = parse(runId);
         OptionalLong expected = Versions.ifMatch(ifMatch);

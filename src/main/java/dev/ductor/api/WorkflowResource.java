@@ -20,11 +20,18 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+
+import static dev.ductor.api.ApiExamples.*;
 
 @Path("/api/v1/workflows")
 @Produces(MediaType.APPLICATION_JSON)
@@ -45,6 +52,23 @@ public class WorkflowResource {
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
     @Operation(summary = "Create a workflow (201) or store a new revision (200, needs If-Match)")
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "order", value = WORKFLOW_PUT)))
+    @APIResponses({
+            @APIResponse(responseCode = "201", description = "Created: the first revision; ETag is its version",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "created", value = WORKFLOW))),
+            @APIResponse(responseCode = "200", description = "A new revision stored; ETag is the new version",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "new-revision", value = WORKFLOW))),
+            @APIResponse(responseCode = "422", description = "Invalid definition (cycle, unknown dependency, duplicate node id, unknown type or handler)",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "invalid-definition", value = WORKFLOW_INVALID))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "403", description = "The token's role may not do this",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
+            @APIResponse(responseCode = "409", description = "Stale If-Match: nothing was saved; current and rejected are returned",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "version-conflict", value = CONFLICT_WORKFLOW))),
+            @APIResponse(responseCode = "428", description = "Updating without If-Match: nothing was saved",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "precondition-required", value = PRECONDITION_WORKFLOW)))
+    })
     public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         WorkflowNames.check(name);
         java.util.OptionalLong expected = Versions.ifMatch(ifMatch);
@@ -66,6 +90,14 @@ public class WorkflowResource {
     @Path("/{name}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
     @Operation(summary = "The workflow's current revision, with its version as ETag")
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "The workflow; ETag is its version",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "workflow", value = WORKFLOW))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_WORKFLOW)))
+    })
     public Response get(@PathParam("name") String name) {
         StoredWorkflow workflow = workflows.get(caller.tenant(), name);
         return Response.ok(workflow).header("ETag", Versions.etag(workflow.version())).build();
@@ -74,6 +106,12 @@ public class WorkflowResource {
     @GET
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
     @Operation(summary = "All workflows of the caller's tenant")
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "The tenant's workflows",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "workflows", value = WORKFLOW_LIST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED)))
+    })
     public Map<String, List<StoredWorkflow>> list() {
         return Map.of("items", workflows.list(caller.tenant()));
     }
@@ -82,6 +120,21 @@ public class WorkflowResource {
     @Path("/{name}/runs")
     @RolesAllowed(Roles.CLIENT)
     @Operation(summary = "Start a run (201); the same idempotencyKey again returns the same run (200)")
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "start", value = START)))
+    @APIResponses({
+            @APIResponse(responseCode = "201", description = "Run started; Location: /api/v1/runs/{runId}",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "started", value = RUN))),
+            @APIResponse(responseCode = "200", description = "Same idempotencyKey again: the same run, no second run",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "existing", value = RUN))),
+            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "403", description = "The token's role may not do this",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
+            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_WORKFLOW)))
+    })
     public Response start(@PathParam("name") String name, JsonNode body) {
         RunStarter.Started started = starter.start(caller.tenant(), name, StartRequests.parse(body));
         Response.ResponseBuilder response = started.created()

@@ -1,0 +1,222 @@
+package dev.ductor.api;
+
+/**
+ * Example bodies for the OpenAPI document ({@code /q/openapi}): realistic requests and the responses the
+ * resources really return. Compile-time constants, so annotations can use them; each one is valid JSON
+ * (OpenApiExamplesTest parses them).
+ */
+public final class ApiExamples {
+
+    private ApiExamples() {
+    }
+
+    public static final String JSON = "application/json";
+    public static final String PROBLEM = Problem.MEDIA_TYPE;
+
+    private static final String RUN_ID = "0b6f2c1e-8d4a-4f3e-9c71-2a5e6d8f9b10";
+    private static final String TASK_ID = "4711";
+    private static final String LEASE = "5e2d7c9a-3b1f-4e8d-a6c4-9f0b1d2e3a47";
+
+    // ---- workflows -------------------------------------------------------------------------------------------
+
+    private static final String WORKFLOW_NODES = "["
+            + "{\"id\":\"reserve\",\"type\":\"task\",\"handler\":\"noop\",\"retry\":{\"maxAttempts\":3,\"backoff\":\"PT1S\"}},"
+            + "{\"id\":\"paid\",\"type\":\"signal\",\"signal\":\"paid\",\"timeout\":\"PT1H\",\"dependsOn\":[\"reserve\"]},"
+            + "{\"id\":\"cool\",\"type\":\"timer\",\"duration\":\"PT5S\",\"dependsOn\":[\"paid\"]},"
+            + "{\"id\":\"ship\",\"type\":\"task\",\"handler\":\"noop\",\"pool\":\"shipping\",\"dependsOn\":[\"cool\"]}]";
+
+    public static final String WORKFLOW_PUT = "{\"name\":\"order\",\"nodes\":" + WORKFLOW_NODES + "}";
+
+    public static final String WORKFLOW = "{\"name\":\"order\",\"revision\":2,\"version\":1,\"nodes\":" + WORKFLOW_NODES
+            + ",\"createdAt\":\"2025-06-01T09:00:00Z\",\"updatedAt\":\"2025-06-02T14:30:00Z\"}";
+
+    public static final String WORKFLOW_LIST = "{\"items\":[" + WORKFLOW + "]}";
+
+    public static final String WORKFLOW_INVALID = "{\"type\":\"https://ductor.dev/problems/invalid-definition\","
+            + "\"title\":\"Invalid workflow definition\",\"status\":422,"
+            + "\"detail\":\"the workflow has a cycle: reserve -> paid -> reserve. Nothing was saved.\","
+            + "\"instance\":\"/api/v1/workflows/order\","
+            + "\"violations\":[{\"node\":\"reserve\",\"field\":\"dependsOn\",\"message\":\"cycle: reserve -> paid -> reserve\"}]}";
+
+    // ---- runs --------------------------------------------------------------------------------------------------
+
+    public static final String START = "{\"input\":{\"orderId\":\"A-1001\",\"amount\":42.5},"
+            + "\"idempotencyKey\":\"order-A-1001\",\"tier\":\"interactive\"}";
+
+    public static final String RUN = "{\"runId\":\"" + RUN_ID + "\",\"workflow\":\"order\",\"revision\":2,"
+            + "\"status\":\"RUNNING\",\"tier\":\"interactive\","
+            + "\"nodes\":{\"reserve\":{\"state\":\"SUCCEEDED\",\"attempts\":1,\"output\":{\"reserved\":true}},"
+            + "\"paid\":{\"state\":\"WAITING\",\"attempts\":0},\"cool\":{\"state\":\"PENDING\",\"attempts\":0},"
+            + "\"ship\":{\"state\":\"PENDING\",\"attempts\":0}},"
+            + "\"input\":{\"orderId\":\"A-1001\",\"amount\":42.5},\"version\":3,"
+            + "\"createdAt\":\"2025-06-02T14:31:00Z\",\"updatedAt\":\"2025-06-02T14:31:02Z\"}";
+
+    public static final String RUN_PAGE = "{\"items\":[" + RUN + "],\"nextCursor\":\"MjAyNS0wNi0wMlQxNDozMTowMFp8MGI2ZjJjMWU\"}";
+
+    public static final String HISTORY = "["
+            + "{\"seq\":1,\"at\":\"2025-06-02T14:31:00Z\",\"from\":\"NONE\",\"to\":\"RUNNING\",\"cause\":\"started\"},"
+            + "{\"seq\":2,\"at\":\"2025-06-02T14:31:00Z\",\"node\":\"reserve\",\"from\":\"PENDING\",\"to\":\"RUNNING\",\"cause\":\"dispatched\"},"
+            + "{\"seq\":3,\"at\":\"2025-06-02T14:31:02Z\",\"node\":\"reserve\",\"from\":\"RUNNING\",\"to\":\"SUCCEEDED\",\"cause\":\"task completed\"}]";
+
+    public static final String SIGNAL = "{\"name\":\"paid\",\"payload\":{\"paymentId\":\"P-77\"},\"idempotencyKey\":\"pay-P-77\"}";
+
+    public static final String SIGNAL_ACCEPTED = "{\"runId\":\"" + RUN_ID + "\",\"signal\":\"paid\","
+            + "\"idempotencyKey\":\"pay-P-77\",\"delivered\":\"accepted\"}";
+
+    public static final String SIGNAL_DUPLICATE = "{\"runId\":\"" + RUN_ID + "\",\"signal\":\"paid\","
+            + "\"idempotencyKey\":\"pay-P-77\",\"delivered\":\"duplicate\"}";
+
+    public static final String CANCELLING = "{\"runId\":\"" + RUN_ID + "\",\"status\":\"CANCELLING\"}";
+
+    public static final String PATCH_TIER = "{\"tier\":\"bulk\"}";
+
+    public static final String PATCH_NODES = "{\"nodes\":{\"ship\":{\"action\":\"retry\"}}}";
+
+    public static final String RUN_PATCHED = "{\"runId\":\"" + RUN_ID + "\",\"workflow\":\"order\",\"revision\":2,"
+            + "\"status\":\"RUNNING\",\"tier\":\"bulk\","
+            + "\"nodes\":{\"reserve\":{\"state\":\"SUCCEEDED\",\"attempts\":1,\"output\":{\"reserved\":true}},"
+            + "\"paid\":{\"state\":\"WAITING\",\"attempts\":0},\"cool\":{\"state\":\"PENDING\",\"attempts\":0},"
+            + "\"ship\":{\"state\":\"PENDING\",\"attempts\":0}},"
+            + "\"input\":{\"orderId\":\"A-1001\",\"amount\":42.5},\"version\":4,"
+            + "\"createdAt\":\"2025-06-02T14:31:00Z\",\"updatedAt\":\"2025-06-02T14:40:00Z\"}";
+
+    public static final String RUN_TERMINAL = "{\"type\":\"https://ductor.dev/problems/run-terminal\",\"title\":\"Conflict\","
+            + "\"status\":409,\"detail\":\"Run " + RUN_ID + " is already SUCCEEDED; the signal 'paid' was not applied.\","
+            + "\"instance\":\"/api/v1/runs/" + RUN_ID + "/signals\",\"runId\":\"" + RUN_ID + "\"}";
+
+    // ---- pools -------------------------------------------------------------------------------------------------
+
+    public static final String POOL_PUT = "{\"capacity\":5,\"paused\":false}";
+
+    public static final String POOL = "{\"name\":\"shipping\",\"capacity\":5,\"paused\":false,\"version\":2,"
+            + "\"createdAt\":\"2025-06-01T09:00:00Z\",\"updatedAt\":\"2025-06-02T10:15:00Z\"}";
+
+    public static final String POOL_EVENTS = "["
+            + "{\"version\":1,\"type\":\"PoolDefined\",\"payload\":{\"capacity\":3,\"paused\":false},"
+            + "\"recordedBy\":\"admin@demo\",\"recordedAt\":\"2025-06-01T09:00:00Z\"},"
+            + "{\"version\":2,\"type\":\"PoolCapacityChanged\",\"payload\":{\"from\":3,\"to\":5},"
+            + "\"recordedBy\":\"admin@demo\",\"recordedAt\":\"2025-06-02T10:15:00Z\"}]";
+
+    // ---- rules -------------------------------------------------------------------------------------------------
+
+    public static final String RULE_PUT = "{\"on\":\"order.placed\",\"match\":{\"country\":\"NL\"},"
+            + "\"start\":{\"workflow\":\"order\",\"input\":{\"orderId\":\"$key\",\"order\":\"$\"},\"tier\":\"standard\"}}";
+
+    public static final String RULE = "{\"name\":\"start-order\",\"on\":\"order.placed\",\"match\":{\"country\":\"NL\"},"
+            + "\"start\":{\"workflow\":\"order\",\"input\":{\"orderId\":\"$key\",\"order\":\"$\"},\"tier\":\"standard\"},"
+            + "\"enabled\":true,\"version\":1,\"createdAt\":\"2025-06-01T09:00:00Z\","
+            + "\"updatedAt\":\"2025-06-01T09:00:00Z\",\"updatedBy\":\"admin@demo\"}";
+
+    public static final String RULE_INVALID = "{\"type\":\"https://ductor.dev/problems/invalid-rule\",\"title\":\"Invalid rule\","
+            + "\"status\":400,\"detail\":\"start.workflow: required. Nothing was saved.\",\"instance\":\"/api/v1/rules/start-order\","
+            + "\"violations\":[{\"field\":\"start.workflow\",\"message\":\"required\"}]}";
+
+    // ---- events ------------------------------------------------------------------------------------------------
+
+    public static final String EVENT = "{\"type\":\"order.placed\",\"key\":\"A-1001\","
+            + "\"payload\":{\"country\":\"NL\",\"amount\":42.5},\"idempotencyKey\":\"evt-9f1c\"}";
+
+    public static final String EVENT_RECEIPT = "{\"eventId\":\"7c1e9a52-6b3d-4f08-8e2a-d41f0c5b9e63\",\"type\":\"order.placed\","
+            + "\"key\":\"A-1001\",\"duplicate\":false,\"receivedAt\":\"2025-06-02T14:31:00Z\","
+            + "\"started\":[{\"rule\":\"start-order\",\"workflow\":\"order\",\"runId\":\"" + RUN_ID + "\"}],"
+            + "\"signalled\":[],\"skipped\":[]}";
+
+    public static final String EVENT_DUPLICATE = "{\"eventId\":\"7c1e9a52-6b3d-4f08-8e2a-d41f0c5b9e63\",\"type\":\"order.placed\","
+            + "\"key\":\"A-1001\",\"duplicate\":true,\"receivedAt\":\"2025-06-02T14:31:00Z\","
+            + "\"started\":[{\"rule\":\"start-order\",\"workflow\":\"order\",\"runId\":\"" + RUN_ID + "\"}],"
+            + "\"signalled\":[],\"skipped\":[]}";
+
+    // ---- tasks -------------------------------------------------------------------------------------------------
+
+    public static final String CLAIM = "{\"handlers\":[\"charge-card\"],\"pool\":\"shipping\",\"workerId\":\"worker-1\","
+            + "\"max\":10,\"waitSeconds\":20}";
+
+    public static final String CLAIMED = "[{\"taskId\":\"" + TASK_ID + "\",\"runId\":\"" + RUN_ID + "\",\"node\":\"ship\","
+            + "\"attempt\":1,\"handler\":\"charge-card\",\"input\":{\"orderId\":\"A-1001\"},\"leaseToken\":\"" + LEASE + "\","
+            + "\"leaseExpiresAt\":\"2025-06-02T14:32:00Z\"}]";
+
+    public static final String HEARTBEAT = "{\"leaseToken\":\"" + LEASE + "\"}";
+
+    public static final String HEARTBEAT_OK = "{\"taskId\":\"" + TASK_ID + "\",\"leaseExpiresAt\":\"2025-06-02T14:33:00Z\"}";
+
+    public static final String COMPLETE = "{\"leaseToken\":\"" + LEASE + "\",\"output\":{\"trackingNo\":\"TRK-123\"}}";
+
+    public static final String FAIL = "{\"leaseToken\":\"" + LEASE + "\",\"error\":\"card declined\",\"retryable\":false}";
+
+    public static final String RECORDED = "{\"taskId\":\"" + TASK_ID + "\",\"recorded\":true}";
+
+    public static final String LEASE_LOST = "{\"type\":\"https://ductor.dev/problems/lease-lost\",\"title\":\"Conflict\","
+            + "\"status\":409,\"detail\":\"Task " + TASK_ID + " is no longer leased with this token: its lease expired and it was"
+            + " claimed again, or it finished. Nothing was recorded; drop this attempt.\","
+            + "\"instance\":\"/api/v1/tasks/" + TASK_ID + "/complete\",\"taskId\":" + TASK_ID + "}";
+
+    // ---- common problems ---------------------------------------------------------------------------------------
+
+    public static final String BAD_REQUEST = "{\"type\":\"https://ductor.dev/problems/bad-request\",\"title\":\"Bad request\","
+            + "\"status\":400,\"detail\":\"unknown field 'inputs' (allowed: input, idempotencyKey, tier, correlationKey)\","
+            + "\"instance\":\"/api/v1/workflows/order/runs\",\"field\":\"inputs\"}";
+
+    public static final String UNAUTHORIZED = "{\"type\":\"https://ductor.dev/problems/unauthorized\",\"title\":\"Unauthorized\","
+            + "\"status\":401,\"detail\":\"a valid bearer token is required (Authorization: Bearer <jwt>)\","
+            + "\"instance\":\"/api/v1/runs\"}";
+
+    public static final String FORBIDDEN = "{\"type\":\"https://ductor.dev/problems/forbidden\",\"title\":\"Forbidden\","
+            + "\"status\":403,\"detail\":\"your token's role may not do this\",\"instance\":\"/api/v1/workflows/order\"}";
+
+
+
+
+    // ---- per-resource problems ---------------------------------------------------------------------------------
+
+    public static final String NOT_FOUND_WORKFLOW = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
+            + "\"status\":404,\"detail\":\"Workflow 'order' does not exist\",\"instance\":\"/api/v1/workflows/order\"}";
+
+    public static final String PRECONDITION_WORKFLOW = "{\"type\":\"https://ductor.dev/problems/precondition-required\","
+            + "\"title\":\"If-Match required\",\"status\":428,\"detail\":\"Updating workflow 'order' needs an If-Match header"
+            + " with the version you read (the ETag of your GET). Nothing was saved.\",\"instance\":\"/api/v1/workflows/order\"}";
+
+    public static final String CONFLICT_WORKFLOW = "{\"type\":\"https://ductor.dev/problems/version-conflict\","
+            + "\"title\":\"Version conflict\",\"status\":409,\"detail\":\"Workflow 'order' was changed by someone else: you sent"
+            + " version 1, it is now at version 2. Your change was NOT saved; review the current state and send it again"
+            + " with If-Match: \\\"2\\\".\",\"instance\":\"/api/v1/workflows/order\",\"saved\":false,\"expectedVersion\":1,"
+            + "\"currentVersion\":2,\"current\":" + WORKFLOW + ",\"rejected\":" + WORKFLOW_PUT + "}";
+
+    public static final String NOT_FOUND_RUN = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
+            + "\"status\":404,\"detail\":\"Run '" + RUN_ID + "' does not exist\",\"instance\":\"/api/v1/runs/" + RUN_ID + "\"}";
+
+    public static final String PRECONDITION_RUN = "{\"type\":\"https://ductor.dev/problems/precondition-required\","
+            + "\"title\":\"If-Match required\",\"status\":428,\"detail\":\"Updating run " + RUN_ID + " needs an If-Match header"
+            + " with the version you read (the ETag of your GET). Nothing was saved.\",\"instance\":\"/api/v1/runs/" + RUN_ID + "\"}";
+
+    public static final String CONFLICT_RUN = "{\"type\":\"https://ductor.dev/problems/version-conflict\","
+            + "\"title\":\"Version conflict\",\"status\":409,\"detail\":\"Run " + RUN_ID + " was changed by someone else: you sent"
+            + " version 2, it is now at version 3. Your change was NOT saved; review the current state and send it again"
+            + " with If-Match: \\\"3\\\".\",\"instance\":\"/api/v1/runs/" + RUN_ID + "\",\"saved\":false,\"expectedVersion\":2,"
+            + "\"currentVersion\":3,\"current\":" + RUN + ",\"rejected\":" + PATCH_TIER + "}";
+
+    public static final String NOT_FOUND_POOL = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
+            + "\"status\":404,\"detail\":\"Pool 'shipping' does not exist\",\"instance\":\"/api/v1/pools/shipping\"}";
+
+    public static final String PRECONDITION_POOL = "{\"type\":\"https://ductor.dev/problems/precondition-required\","
+            + "\"title\":\"If-Match required\",\"status\":428,\"detail\":\"Updating pool 'shipping' needs an If-Match header"
+            + " with the version you read (the ETag of your GET). Nothing was saved.\",\"instance\":\"/api/v1/pools/shipping\"}";
+
+    public static final String CONFLICT_POOL = "{\"type\":\"https://ductor.dev/problems/version-conflict\","
+            + "\"title\":\"Version conflict\",\"status\":409,\"detail\":\"Pool 'shipping' was changed by someone else: you sent"
+            + " version 1, it is now at version 2. Your change was NOT saved; review the current state and send it again"
+            + " with If-Match: \\\"2\\\".\",\"instance\":\"/api/v1/pools/shipping\",\"saved\":false,\"expectedVersion\":1,"
+            + "\"currentVersion\":2,\"current\":" + POOL + ",\"rejected\":" + POOL_PUT + "}";
+
+    public static final String NOT_FOUND_RULE = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
+            + "\"status\":404,\"detail\":\"Rule 'start-order' does not exist\",\"instance\":\"/api/v1/rules/start-order\"}";
+
+    public static final String PRECONDITION_RULE = "{\"type\":\"https://ductor.dev/problems/precondition-required\","
+            + "\"title\":\"If-Match required\",\"status\":428,\"detail\":\"Updating rule 'start-order' needs an If-Match header"
+            + " with the version you read (the ETag of your GET). Nothing was saved.\",\"instance\":\"/api/v1/rules/start-order\"}";
+
+    public static final String CONFLICT_RULE = "{\"type\":\"https://ductor.dev/problems/version-conflict\","
+            + "\"title\":\"Version conflict\",\"status\":409,\"detail\":\"Rule 'start-order' was changed by someone else: you sent"
+            + " version 0, it is now at version 1. Your change was NOT saved; review the current state and send it again"
+            + " with If-Match: \\\"1\\\".\",\"instance\":\"/api/v1/rules/start-order\",\"saved\":false,\"expectedVersion\":0,"
+            + "\"currentVersion\":1,\"current\":" + RULE + ",\"rejected\":" + RULE_PUT + "}";
+}
