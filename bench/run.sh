@@ -4,6 +4,7 @@
 #   bench/run.sh ticks     committed coordinator ticks/s (low and high contention, group commit) vs pgbench
 #   bench/run.sh signals   signals/s one hot run absorbs with the coordinator running; signal-to-dispatch p50/p99
 #   bench/run.sh timers    coordinator and task claim latency, empty queue vs 1M pending future timers
+#   bench/run.sh startup   time-to-ready and JVM CPU to ready: JDK 17, JDK 25, JDK 25 with a Leyden AOT cache
 #
 # Each scenario builds what it needs, sends Maven's output to a log under target/bench/, and prints only its
 # figures as key=value lines. Database: the embedded, throw-away PostgreSQL the test profile starts, or an
@@ -30,6 +31,10 @@ scenarios:
   timers  p50 latency of the coordinator claim (wakeups, timers) and the fair task claim with an empty
           queue and with 1,000,000 pending future timers (and again after deleting them); last line:
           claim_ms_empty=<a> claim_ms_1m=<b> ratio=<b/a>
+  startup time-to-ready (first 200 of /q/health/ready) and JVM user+sys CPU to ready of the packaged app in
+          the embedded profile, median of 3, on JDK 17, JDK 25 and JDK 25 with an AOT cache trained on 50
+          chain runs (bench/startup.sh; JAVA17, JAVA25, STARTUP_RUNS, STARTUP_PORT override); last line:
+          jvm17_ready_ms=<a> jvm25_ready_ms=<b> aot_ready_ms=<c> aot_cpu_ms=<d>
 
 environment:
   QUARKUS_DATASOURCE_JDBC_URL, QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD
@@ -146,6 +151,9 @@ case "${1:-}" in
         ;;
     signals)
         scenario_simple signals SignalBench "signals_per_s p50_ms p99_ms"
+        ;;
+    startup)
+        bash bench/startup.sh
         ;;
     timers)
         scenario_simple timers TimerBench "claim_ms_empty claim_ms_1m ratio"

@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Start-up benchmark: time-to-ready and JVM CPU to ready of the packaged app (embedded profile, throw-away
+# embedded PostgreSQL) on JDK 17, JDK 25, and JDK 25 with a Leyden AOT cache (JEP 483/514) trained on a real
+# workload. See docs/benchmarks.md, section `startup`. Called by bench/run.sh startup.
+#
+# Environment: JAVA17 (default: java on PATH), JAVA25 (default: /usr/lib/jvm/temurin-25*/bin/java),
+# STARTUP_RUNS (default 3), STARTUP_PORT (first HTTP port, default 18480), STARTUP_TRAIN_RUNS (default 50).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$PWD
+dir=$root/target/bench/startup
+build=$root/target/bench/startup-build
+app=$root/target/bench/startup-app
+mkdir -p "$dir"
+started=$SECONDS
+
+java17=${JAVA17:-$(command -v java)}
+java25=${JAVA25:-$(ls -d /usr/lib/jvm/temurin-25*/bin/java 2>/dev/null | sort -V | tail -n 1)}
+runs=${STARTUP_RUNS:-3}
+port=${STARTUP_PORT:-18480}
+train_runs=${STARTUP_TRAIN_RUNS:-50}
+[ -x "$java25" ] || { echo "no JDK 25 found (set JAVA25)" >&2; exit 1; }
+clk_tck=$(getconf CLK_TCK)
+
+# --- build: package a copy of the sources so a concurrent build in target/ is never raced or reused stale.
+log=$dir/maven.log
+mkdir -p "$build"
+rm -rf "$build/src" "$build/.mvn"
+cp -a "$root/pom.xml" "$root/mvnw" "$root/.mvn" "$root/src" "$build/" # -a keeps mtimes: incremental compile
+(cd "$build" && ./mvnw -B -q package -Dmaven.test.skip=true) >"$log" 2>&1 \
+    || { echo "build failed, see $log" >&2; exit 1; }
+rm -rf "$app"
+cp -r "$build/target/quarkus-app" "$app"
+
+# --- process bookkeeping: everything we start is killed on exit, only ours.
+pids=()
+kill_ours() {
+    local pid
+    for pid in "${pids[@]:-}"; do
+        [ -n "$pid" ] || continue
+        kill -TERM "$pid" 2>/dev/null || true
+    done
+    sleep 1
+    for pid in "${pids[@]:-}"; do
+        [ -n "$pid" ] || continue
+        kill -KILL "$pid" 2>/dev/null || true
+        kill_pg_of "$pid"
+    done
+}
+trap kill_ours EXIT
+
+# The embedded PostgreSQL's data dir is <java.io.tmpdir>/ductor-pg-<jvm pid>: its postmaster carries it on
+# its command line, so we kill only the postgres of our own JVMs (normally it is already gone on a clean stop).
+kill_pg_of() {
+    local jpid=$1 pg
+    for pg in $(pgrep -f "ductor-pg-$jpid( |/|$)" 2>/dev/null || true); do
+        kill -TERM "$pg" 2>/dev/null || true
+    done
+}
+
+now_ns() { date +%s%N; }
+cpu_ms() { # utime+stime of one process, in ms (fields 14 and 15 of /proc/<pid>/stat; comm is "(java)")
+    awk -v t="$clk_tck" '{ printf "%d", ($14 + $15) * 1000 / t }' "/proc/$1/stat"
+}
+
+# start <java> <port> <name> [jvm options...]: starts the app, waits for the first 200 of /q/health/ready
+# (polled every 20 ms), prints "ready_ms cpu_ms started_in_ms" and leaves the pid in $app_pid.
+start_app() {
+    local java=$1 p=$2 name=$3
+    shift 3
+    local tokens=$dir/$name.tokens out=$dir/$name.log
+    rm -rf "$tokens"
+    mkdir -p "$tokens"
+    local t0 t1 code cpu
+    t0=$(now_ns)
+    "$java" "$@" -Dquarkus.profile=embedded -Dquarkus.http.port="$p" \
+        -Dductor.embedded.ephemeral=true -Dductor.dev-tokens.dir="$tokens" \
+        -jar "$app/quarkus-run.jar" >"$out" 2>&1 &
+    app_pid=$!
+    pids+=("$app_pid")
+    while :; do
+        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:$p/q/health/ready" || true)
+        if [ "$code" = 200 ]; then
+            cpu=$(cpu_ms "$app_pid")
+            t1=$(now_ns)
+            break
+        fi
+        if ! kill -0 "$app_pid" 2>/dev/null; then
+            echo "$name: the app exited before it was ready, see $out" >&2
+            exit 1
+        fi
+        if [ $(((($(now_ns) - t0)) / 1000000000)) -gt 120 ]; then
+            echo "$name: not ready after 120 s, see $out" >&2
+            exit 1
+        fi
+        sleep 0.02
+    done
+    # "started in 2.345s." (Quarkus' own figure: from its main to ready, without JVM boot)
+    local si
+    si=$(grep -o 'started in [0-9.]*s' "$out" | head -n 1 | grep -o '[0-9.]*' || true)
+    si=$(awk -v s="${si:-0}" 'BEGIN { printf "%d", s * 1000 }')
+    # log timestamps (HH:MM:SS.mmm, local time) of "embedded PostgreSQL ... url=" (logged once it is up) and
+    # of "started in": after_pg = the app's own start-up work once PostgreSQL is up (Flyway, ORM, HTTP).
+    local t0_tod pg_tod st_tod
+    t0_tod=$(date -d "@$((t0 / 1000000000)).$(printf '%09d' $((t0 % 1000000000)))" +%H:%M:%S.%3N)
+    pg_tod=$(grep 'embedded PostgreSQL' "$out" | head -n 1 | grep -oE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}' || true)
+    st_tod=$(grep 'started in' "$out" | head -n 1 | grep -oE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}' || true)
+    local pg_up after_pg
+    read -r pg_up after_pg < <(awk -v a="$t0_tod" -v b="${pg_tod:-$t0_tod}" -v c="${st_tod:-$t0_tod}" '
+        function ms(x, f) { split(x, f, ":"); return (f[1] * 3600 + f[2] * 60 + f[3]) * 1000 }
+        BEGIN { printf "%d %d\n", ms(b) - ms(a), ms(c) - ms(b) }')
+    echo "$(((t1 - t0) / 1000000)) $cpu $si $pg_up $after_pg"
+}
+
+stop_app() { # graceful: SIGTERM, wait for the JVM (and so the AOT cache dump on a training run)
+    local pid=$1 i
+    kill -TERM "$pid" 2>/dev/null || true
+    for i in $(seq 1 600); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    kill_pg_of "$pid"
+}
+
+# --- training run for the AOT cache: a real workload over HTTP, then a graceful stop writes the cache.
+aot=$dir/ductor.aot
+rm -f "$aot"
+start_app "$java25" "$port" train -XX:AOTCacheOutput="$aot" >"$dir/train.ready" # not a subshell: sets app_pid
+train_pid=$app_pid
+base=http://127.0.0.1:$port/api/v1
+admin=$(cat "$dir/train.tokens/dev-tokens/admin.jwt")
+client=$(cat "$dir/train.tokens/dev-tokens/client.jwt")
+curl -sf -X PUT "$base/workflows/bench-startup" -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' \
+    -d '{"nodes": [{"id": "a", "type": "task", "handler": "noop"},
+                   {"id": "b", "type": "task", "handler": "echo", "dependsOn": ["a"]},
+                   {"id": "c", "type": "task", "handler": "noop", "dependsOn": ["b"]}]}' >/dev/null
+run_ids=()
+for i in $(seq 1 "$train_runs"); do
+    id=$(curl -sf -X POST "$base/workflows/bench-startup/runs" -H "Authorization: Bearer $client" \
+        -H 'Content-Type: application/json' -d "{\"input\": {\"n\": $i}, \"idempotencyKey\": \"train-$i\"}" \
+        | sed -E 's/.*"runId" *: *"([^"]+)".*/\1/')
+    run_ids+=("$id")
+done
+done_runs=0
+deadline=$((SECONDS + 120))
+while [ "$SECONDS" -lt "$deadline" ]; do
+    done_runs=0
+    for id in "${run_ids[@]}"; do
+        if curl -sf "$base/runs/$id" -H "Authorization: Bearer $client" | grep -q '"status" *: *"SUCCEEDED"'; then
+            done_runs=$((done_runs + 1))
+        fi
+    done
+    [ "$done_runs" -lt "$train_runs" ] || break
+    sleep 0.5
+done
+for id in "${run_ids[@]}"; do
+    curl -sf "$base/runs/$id/history" -H "Authorization: Bearer $client" >/dev/null || true
+done
+curl -sf "$base/runs?workflow=bench-startup&limit=50" -H "Authorization: Bearer $client" >/dev/null || true
+stop_app "$train_pid"
+[ -s "$aot" ] || { echo "the training run wrote no AOT cache ($aot), see $dir/train.log" >&2; exit 1; }
+echo "train_runs_succeeded=$done_runs/$train_runs"
+echo "aot_cache_mb=$(awk -v b="$(stat -c %s "$aot")" 'BEGIN { printf "%.1f", b / 1048576 }')"
+
+# --- measured starts: variants interleaved per round, a fresh port, token dir and ephemeral data dir each time.
+declare -A ready cpu si pgup afterpg
+for r in $(seq 1 "$runs"); do
+    for v in jvm17 jvm25 aot; do
+        port=$((port + 1))
+        case $v in
+            jvm17) set -- "$java17" ;;
+            jvm25) set -- "$java25" ;;
+            aot) set -- "$java25" -XX:AOTCache="$aot" ;;
+        esac
+        start_app "$1" "$port" "$v-$r" "${@:2}" >"$dir/$v-$r.ready"
+        stop_app "$app_pid"
+        read -r a b c d e <"$dir/$v-$r.ready"
+        ready[$v]="${ready[$v]:-} $a"
+        cpu[$v]="${cpu[$v]:-} $b"
+        si[$v]="${si[$v]:-} $c"
+        pgup[$v]="${pgup[$v]:-} $d"
+        afterpg[$v]="${afterpg[$v]:-} $e"
+        echo "run$r.${v}_ready_ms=$a run$r.${v}_cpu_ms=$b run$r.${v}_started_in_ms=$c run$r.${v}_pg_up_ms=$d run$r.${v}_after_pg_ms=$e" >&2
+    done
+done
+
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+echo "aot_train_warnings=$(grep -c '\[warning\]\[aot' "$dir/train.log" || true)"
+echo "aot_start_warnings=$(grep -ci 'aot\|cds' "$dir/aot-1.log" || true)"
+for v in jvm17 jvm25 aot; do
+    echo "${v}_cpu_ms=$(median "${cpu[$v]}")"
+    echo "${v}_started_in_ms=$(median "${si[$v]}")"
+    echo "${v}_pg_up_ms=$(median "${pgup[$v]}")"
+    echo "${v}_after_pg_ms=$(median "${afterpg[$v]}")"
+    echo "${v}_ready_ms_all=$(echo ${ready[$v]} | tr ' ' ',')"
+    echo "${v}_cpu_ms_all=$(echo ${cpu[$v]} | tr ' ' ',')"
+done
+echo "elapsed_s=$((SECONDS - started))"
+echo "jvm17_ready_ms=$(median "${ready[jvm17]}") jvm25_ready_ms=$(median "${ready[jvm25]}") aot_ready_ms=$(median "${ready[aot]}") aot_cpu_ms=$(median "${cpu[aot]}")"
