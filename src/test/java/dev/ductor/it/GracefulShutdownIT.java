@@ -1,0 +1,105 @@
+package dev.ductor.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * SIGTERM to a real JVM under load: it stops within its grace period without an error, its short steps finish,
+ * a step longer than the drain is handed back without spending an attempt, and every run completes on the
+ * other instance.
+ */
+class GracefulShutdownIT {
+
+    private static final Duration GRACE = Duration.ofSeconds(45);
+    private static ItPostgres postgres;
+    private static Pods pods;
+
+    @BeforeAll
+    static void database() throws Exception {
+        postgres = ItPostgres.start(false);
+        pods = new Pods("graceful", Pods.workDir("graceful-it"), postgres.jdbcUrl());
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        if (pods != null) {
+            pods.close();
+        }
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    private static long leasedBy(String pod, String handlerLike) throws Exception {
+        return postgres.sql().single("SELECT count(*) FROM eec_queue_item WHERE kind = 'TASK' AND lease_owner = ?"
+                + " AND lease_token IS NOT NULL AND payload::text LIKE ?", pod, handlerLike);
+    }
+
+    private static void await(String what, java.util.concurrent.Callable<Boolean> condition, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (condition.call()) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError(what + " did not happen within " + timeout + pods.logTails(40));
+    }
+
+    @Test
+    void aPodStoppedWithSigtermUnderLoadLosesNothingAndSpendsNoAttempt() throws Exception {
+        PodProcess podA = pods.launch("pod-a", "ductor.worker.threads=4");
+        pods.awaitReady(podA);
+        String admin = pods.token("admin");
+        String client = pods.token("client");
+        ItHttp.expect(201, ItHttp.put(podA, "/api/v1/workflows/long", admin,
+                "{\"nodes\":[{\"id\":\"slow\",\"type\":\"task\",\"handler\":\"sleep\",\"input\":{\"ms\":15000}}]}"), "define long");
+        ItHttp.expect(201, ItHttp.put(podA, "/api/v1/workflows/short", admin, "{\"nodes\":["
+                + "{\"id\":\"a\",\"type\":\"task\",\"handler\":\"sleep\",\"input\":{\"ms\":400}},"
+                + "{\"id\":\"b\",\"type\":\"task\",\"handler\":\"sleep\",\"input\":{\"ms\":400},\"dependsOn\":[\"a\"]},"
+                + "{\"id\":\"c\",\"type\":\"task\",\"handler\":\"sleep\",\"input\":{\"ms\":400},\"dependsOn\":[\"b\"]}]}"), "define short");
+
+        List<String> runs = new ArrayList<>();
+        JsonNode longRun = ItHttp.expect(201, ItHttp.post(podA, "/api/v1/workflows/long/runs", client, "{}"), "start long");
+        runs.add(longRun.path("runId").asText());
+        await("pod-a leasing the 15 s step", () -> leasedBy("pod-a", "%15000%") == 1, Duration.ofSeconds(30));
+
+        PodProcess podB = pods.launch("pod-b");
+        pods.awaitReady(podB);
+        for (int i = 0; i < 30; i++) {
+            runs.add(ItHttp.expect(201, ItHttp.post(i % 2 == 0 ? podA : podB, "/api/v1/workflows/short/runs", client, "{}"),
+                    "start short").path("runId").asText());
+        }
+        await("pod-a running short steps too", () -> leasedBy("pod-a", "%400%") > 0, Duration.ofSeconds(30));
+
+        long signalled = System.nanoTime();
+        podA.process().destroy(); // SIGTERM
+        assertTrue(podA.process().waitFor(GRACE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS),
+                "pod-a stopped within its grace period" + pods.logTails(40));
+        double stoppedAfter = Pods.seconds(System.nanoTime() - signalled);
+        String log = podA.tail(400);
+        assertTrue(log.contains("released task"), "the 15 s step was handed back:\n" + log);
+        assertFalse(log.contains(" ERROR "), "pod-a stopped without an error:\n" + log);
+
+        await("every run finished on pod-b", () -> postgres.sql().single(
+                "SELECT count(*) FROM eec_workflow_run WHERE status = 'RUNNING'") == 0, Duration.ofSeconds(120));
+        assertEquals(runs.size(), postgres.sql().single("SELECT count(*) FROM eec_workflow_run WHERE status = 'SUCCEEDED'"),
+                "every run succeeded" + pods.logTails(40));
+        assertEquals(0, postgres.sql().single("SELECT count(*) FROM eec_run_transition WHERE cause LIKE '%lease expired%'"),
+                "no step was lost to an expired lease");
+        assertEquals(0, postgres.sql().single("SELECT count(*) FROM eec_run_transition WHERE from_state = 'RUNNING'"
+                + " AND to_state = 'RUNNING'"), "no attempt was spent on the shutdown");
+        System.out.printf("[graceful] pod-a stopped %.1f s after SIGTERM; %d runs completed on pod-b, no attempt spent%n",
+                stoppedAfter, runs.size());
+    }
+}
