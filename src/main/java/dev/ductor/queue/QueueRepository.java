@@ -1,5 +1,6 @@
 package dev.ductor.queue;
 
+import dev.ductor.config.SqlTimestamps;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -7,7 +8,6 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -238,11 +238,10 @@ public class QueueRepository {
     }
 
     /**
-     * The fair claim of unpooled tasks, also EXPLAINed by the tests: ?1 now, ?2 max, ?3 lease expiry, ?4 owner,
-     * ?5 handlers. Pooled tasks are not in its partial index and never claimed by it.
+     * The distinct (tier, tenant) pairs with unclaimed due unpooled tasks, as a skip scan over the partial index:
+     * the first CTE of both task claims. {@code %1$s} takes the claim's filters.
      */
-    static String taskClaimSql(String filters, String tierWeights) {
-        return """
+    private static final String UNPOOLED_FLOWS = """
                 WITH RECURSIVE flows(tier, tenant) AS (
                     (SELECT tier, tenant FROM eec_queue_item
                       WHERE kind = 'TASK' AND lease_token IS NULL AND pool IS NULL AND available_at <= ?1 %1$s
@@ -254,6 +253,14 @@ public class QueueRepository {
                            AND (tier, tenant) > (f.tier, f.tenant)
                          ORDER BY tier, tenant LIMIT 1) nxt
                 ),
+                """;
+
+    /**
+     * The fair claim of unpooled tasks, also EXPLAINed by the tests: ?1 now, ?2 max, ?3 lease expiry, ?4 owner,
+     * ?5 handlers. Pooled tasks are not in its partial index and never claimed by it.
+     */
+    static String taskClaimSql(String filters, String tierWeights) {
+        return (UNPOOLED_FLOWS + """
                 shares AS (
                     SELECT f.tier, f.tenant,
                            COALESCE(w.weight, 1.0) / count(*) OVER (PARTITION BY f.tier) AS share,
@@ -280,7 +287,7 @@ public class QueueRepository {
                    SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
                   FROM claimable
                  WHERE q.id = claimable.id
-                RETURNING %3$s""".formatted(filters, tierWeights, prefixed());
+                RETURNING %3$s""").formatted(filters, tierWeights, prefixed());
     }
 
     /**
@@ -299,18 +306,7 @@ public class QueueRepository {
      * ?1 now, ?2 max, ?3 lease expiry, ?4 owner, ?5 handlers, ?6 locked pools.
      */
     public static String pooledTaskClaimSql(String filters, String tierWeights) {
-        return """
-                WITH RECURSIVE flows(tier, tenant) AS (
-                    (SELECT tier, tenant FROM eec_queue_item
-                      WHERE kind = 'TASK' AND lease_token IS NULL AND pool IS NULL AND available_at <= ?1 %1$s
-                      ORDER BY tier, tenant LIMIT 1)
-                  UNION ALL
-                    SELECT nxt.tier, nxt.tenant FROM flows f CROSS JOIN LATERAL (
-                        SELECT tier, tenant FROM eec_queue_item
-                         WHERE kind = 'TASK' AND lease_token IS NULL AND pool IS NULL AND available_at <= ?1 %1$s
-                           AND (tier, tenant) > (f.tier, f.tenant)
-                         ORDER BY tier, tenant LIMIT 1) nxt
-                ),
+        return (UNPOOLED_FLOWS + """
                 open_pools AS (
                     SELECT p.tenant, p.name AS pool,
                            p.capacity - (SELECT count(*) FROM eec_queue_item l
@@ -390,7 +386,7 @@ public class QueueRepository {
                    SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
                   FROM claimable
                  WHERE q.id = claimable.id
-                RETURNING %3$s""".formatted(filters, tierWeights, prefixed());
+                RETURNING %3$s""").formatted(filters, tierWeights, prefixed());
     }
 
     /** Task rows whose lease ran out, taken off the queue in one statement (the reaper decides what follows). */
@@ -450,20 +446,8 @@ public class QueueRepository {
                 row[9] == null ? null : row[9].toString(),
                 ((Number) row[10]).intValue(),
                 (UUID) row[11],
-                toInstant(row[12]),
+                SqlTimestamps.toInstant(row[12]),
                 ((Number) row[13]).intValue());
     }
 
-    private static Instant toInstant(Object value) {
-        if (value instanceof Instant instant) {
-            return instant;
-        }
-        if (value instanceof Timestamp timestamp) {
-            return timestamp.toInstant();
-        }
-        if (value instanceof java.time.OffsetDateTime odt) {
-            return odt.toInstant();
-        }
-        throw new IllegalStateException("unexpected timestamp type " + value.getClass());
-    }
 }
