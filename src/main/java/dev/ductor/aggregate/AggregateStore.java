@@ -1,5 +1,6 @@
 package dev.ductor.aggregate;
 
+import dev.ductor.config.SqlTimestamps;
 import dev.ductor.aggregate.core.AggregateEvent;
 import dev.ductor.aggregate.core.NewEvent;
 import dev.ductor.config.JsonCodec;
@@ -7,10 +8,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.List;
 
 /**
@@ -82,16 +81,7 @@ public class AggregateStore {
                 .setParameter(1, key.id())
                 .getResultList();
         return rows.stream().map(r -> new AggregateEvent(((Number) r[0]).longValue(), (String) r[1], json.tree((String) r[2]),
-                (String) r[3], toInstant(r[4]))).toList();
+                (String) r[3], SqlTimestamps.toInstant(r[4]))).toList();
     }
 
-    private static Instant toInstant(Object value) {
-        if (value instanceof Instant instant) {
-            return instant;
-        }
-        if (value instanceof OffsetDateTime odt) {
-            return odt.toInstant();
-        }
-        return ((Timestamp) value).toInstant();
-    }
 }

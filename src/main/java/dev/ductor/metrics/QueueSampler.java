@@ -1,16 +1,15 @@
 package dev.ductor.metrics;
 
+import dev.ductor.config.SqlTimestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -49,18 +48,9 @@ public class QueueSampler {
         for (Object[] row : rows) {
             String tier = (String) row[0];
             seen.add(tier);
-            metrics.queue(tier, ((Number) row[1]).longValue(), Duration.between(toInstant(row[2]), now).toMillis());
+            metrics.queue(tier, ((Number) row[1]).longValue(), Duration.between(SqlTimestamps.toInstant(row[2]), now).toMillis());
         }
         TIERS.stream().filter(t -> !seen.contains(t)).forEach(t -> metrics.queue(t, 0, 0));
     }
 
-    private static Instant toInstant(Object value) {
-        if (value instanceof Instant instant) {
-            return instant;
-        }
-        if (value instanceof OffsetDateTime odt) {
-            return odt.toInstant();
-        }
-        return ((Timestamp) value).toInstant();
-    }
 }

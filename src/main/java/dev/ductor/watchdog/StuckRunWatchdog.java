@@ -1,5 +1,6 @@
 package dev.ductor.watchdog;
 
+import dev.ductor.config.SqlTimestamps;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.run.Coordinator;
 import dev.ductor.run.RunLoader;
@@ -13,7 +14,6 @@ import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +74,7 @@ public class StuckRunWatchdog {
                 break;
             }
             Object[] last = candidates.get(candidates.size() - 1);
-            afterUpdated = toInstant(last[1]);
+            afterUpdated = SqlTimestamps.toInstant(last[1]);
             afterRun = (UUID) last[0];
         }
         return failed;
@@ -103,13 +103,4 @@ public class StuckRunWatchdog {
                 loader.load(runId).map(loaded -> StuckRunPolicy.isStuck(loaded.snapshot())).orElse(false));
     }
 
-    private static Instant toInstant(Object value) {
-        if (value instanceof Instant instant) {
-            return instant;
-        }
-        if (value instanceof OffsetDateTime odt) {
-            return odt.toInstant();
-        }
-        return ((java.sql.Timestamp) value).toInstant();
-    }
 }

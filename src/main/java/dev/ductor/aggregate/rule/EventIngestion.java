@@ -1,5 +1,6 @@
 package dev.ductor.aggregate.rule;
 
+import dev.ductor.config.SqlTimestamps;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.aggregate.core.Rule;
 import dev.ductor.aggregate.core.RuleMatcher;
@@ -14,10 +15,8 @@ import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 
 import java.io.UncheckedIOException;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -169,7 +168,7 @@ public class EventIngestion {
                 ? new EventReceipt.Outcome(List.of(), List.of(), List.of())
                 : read((String) row[3]);
         UUID eventId = row[0] instanceof UUID uuid ? uuid : UUID.fromString(row[0].toString());
-        return new EventReceipt(eventId, (String) row[1], (String) row[2], true, toInstant(row[4]),
+        return new EventReceipt(eventId, (String) row[1], (String) row[2], true, SqlTimestamps.toInstant(row[4]),
                 outcome.started(), outcome.signalled(), outcome.skipped());
     }
 
@@ -185,13 +184,4 @@ public class EventIngestion {
         return node == null || node.isNull() ? null : node;
     }
 
-    private static Instant toInstant(Object value) {
-        if (value instanceof Instant instant) {
-            return instant;
-        }
-        if (value instanceof OffsetDateTime odt) {
-            return odt.toInstant();
-        }
-        return ((Timestamp) value).toInstant();
-    }
 }
