@@ -31,9 +31,11 @@ scenarios:
   timers  p50 latency of the coordinator claim (wakeups, timers) and the fair task claim with an empty
           queue and with 1,000,000 pending future timers (and again after deleting them); last line:
           claim_ms_empty=<a> claim_ms_1m=<b> ratio=<b/a>
-  startup time-to-ready (first 200 of /q/health/ready) and JVM user+sys CPU to ready of the packaged app in
-          the embedded profile, median of 3, on JDK 17, JDK 25 and JDK 25 with an AOT cache trained on 50
-          chain runs (bench/startup.sh; JAVA17, JAVA25, STARTUP_RUNS, STARTUP_PORT override); last line:
+  startup time-to-ready (first 200 of /q/health/ready) and JVM user+sys CPU to ready of the packaged app as a
+          pod wakes (migrated external PostgreSQL, migrations and embedded PostgreSQL off; STARTUP_MODE=embedded:
+          the zero-setup trial instead), median of 3, on JDK 17, JDK 25, JDK 25 with an AOT cache trained on 50
+          chain runs, and that cache with C1 only (bench/startup.sh; JAVA17, JAVA25, STARTUP_RUNS, STARTUP_PORT,
+          STARTUP_MODE override); last line:
           jvm17_ready_ms=<a> jvm25_ready_ms=<b> aot_ready_ms=<c> aot_cpu_ms=<d>
 
 environment:
