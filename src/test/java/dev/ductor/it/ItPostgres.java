@@ -5,6 +5,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 
 /**
@@ -45,6 +46,17 @@ final class ItPostgres implements AutoCloseable {
 
     String jdbcUrl() {
         return postgres.getJdbcUrl("postgres", "postgres");
+    }
+
+    /** A database URL as a Secret would give it: host, port and database, no user (that comes separately). */
+    String jdbcUrl(String database) {
+        return "jdbc:postgresql://localhost:" + postgres.getPort() + "/" + database;
+    }
+
+    /** Creates the empty database {@code name} (a plain identifier) on this server and returns its {@link Sql}. */
+    Sql createDatabase(String name) throws SQLException {
+        sql.update("CREATE DATABASE " + name);
+        return new Sql(postgres.getDatabase("postgres", name));
     }
 
     Path dataDir() {

@@ -65,6 +65,19 @@ final class PodProcess {
         return process.exitValue();
     }
 
+    /**
+     * Waits (bounded) for the JVM to exit by itself, as a Job's process must, and returns its exit value; fails with
+     * the log tail when it still runs after {@code timeout} (and kills it).
+     */
+    int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError(name + " (pid " + process.pid() + ") still running " + timeout + " after its launch;"
+                    + " killed\n" + tail(80));
+        }
+        return process.exitValue();
+    }
+
     /** SIGTERM, then SIGKILL when it has not stopped within {@code grace}. */
     void stop(Duration grace) {
         if (!process.isAlive()) {

@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Launches real Ductor JVMs (the packaged {@code quarkus-run.jar}, {@code -Dquarkus.profile=embedded}) on one
  * PostgreSQL and one dev-token directory, so a token read once works on every pod, including pods started
- * later. Every JVM launched here is stopped by {@link #close()} (and killed by a shutdown hook should the test
+ * later; or ({@link #launchWithEnv}) in the prod profile, configured by environment variables as a manifest does. Every JVM launched here is stopped by {@link #close()} (and killed by a shutdown hook should the test
  * JVM die first); nothing else is ever touched.
  */
 final class Pods implements AutoCloseable {
@@ -88,39 +90,69 @@ final class Pods implements AutoCloseable {
      */
     PodProcess launch(String name, String... properties) throws IOException {
         int port = freePort();
-        Path logFile = workDir.resolve(name + ".log");
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Dquarkus.profile=embedded"));
+        List<String> options = new ArrayList<>(List.of("-Dquarkus.profile=embedded"));
         if (jdbcUrl != null) {
-            command.addAll(List.of(
+            options.addAll(List.of(
                     "-Dquarkus.datasource.jdbc.url=" + jdbcUrl,
                     "-Dquarkus.datasource.username=postgres",
                     "-Dquarkus.datasource.password="));
         }
-        command.addAll(List.of(
+        options.addAll(List.of(
                 "-Dductor.samples=false",
                 "-Dquarkus.http.port=" + port,
                 "-Dquarkus.http.host=127.0.0.1",
                 "-Dductor.dev-tokens.dir=" + tokenDir,
                 "-Dductor.pod-name=" + name));
         for (String property : properties) {
-            command.add("-D" + property);
+            options.add("-D" + property);
         }
+        return start(name, port, options, Map.of(), workDir,
+                properties.length == 0 ? "" : ", " + String.join(" ", properties));
+    }
+
+    /**
+     * Starts the packaged app the way a container runs it: the default (prod) profile, no Ductor or Quarkus
+     * system property, configured by {@code env} alone (the variables a manifest sets), plus the JVM options a
+     * container image's launcher would add ({@code jvmOptions}, e.g. {@code JAVA_OPTS_APPEND}). It gets a free
+     * port as {@code QUARKUS_HTTP_PORT} on {@code QUARKUS_HTTP_HOST=127.0.0.1} unless {@code env} sets them. The
+     * test JVM's own {@code QUARKUS_*}, {@code DUCTOR_*}, {@code MP_JWT_*}, {@code SMALLRYE_*} and
+     * {@code JAVA_OPTS*} variables are not passed on, so only {@code env} configures it. Runs in
+     * {@code directory} (null: the pods' directory); logs to {@code <workDir>/<name>.log}.
+     */
+    PodProcess launchWithEnv(String name, Map<String, String> env, List<String> jvmOptions, Path directory) throws IOException {
+        int port = env.containsKey("QUARKUS_HTTP_PORT") ? Integer.parseInt(env.get("QUARKUS_HTTP_PORT")) : freePort();
+        Map<String, String> all = new TreeMap<>(env);
+        all.putIfAbsent("QUARKUS_HTTP_PORT", Integer.toString(port));
+        all.putIfAbsent("QUARKUS_HTTP_HOST", "127.0.0.1");
+        Map<String, String> shown = new TreeMap<>(all);
+        shown.replaceAll((key, value) -> key.contains("PASSWORD") ? "***" : value);
+        return start(name, port, jvmOptions, all, directory == null ? workDir : directory, ", env " + shown);
+    }
+
+    private PodProcess start(String name, int port, List<String> options, Map<String, String> env, Path directory,
+                             String description) throws IOException {
+        Path logFile = workDir.resolve(name + ".log");
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+        command.addAll(options);
         command.add("-jar");
         command.add(runnerJar.toAbsolutePath().toString());
-        Process process = new ProcessBuilder(command)
-                .directory(workDir.toFile())
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .directory(directory.toFile())
                 .redirectErrorStream(true)
-                .redirectOutput(logFile.toFile())
-                .start();
+                .redirectOutput(logFile.toFile());
+        if (!env.isEmpty()) {
+            builder.environment().keySet().removeIf(key -> Stream.of("QUARKUS_", "DUCTOR_", "MP_JWT_", "SMALLRYE_", "JAVA_OPTS")
+                    .anyMatch(key::startsWith));
+            builder.environment().putAll(env);
+        }
+        Process process = builder.start();
         PodProcess pod = new PodProcess(name, port, process, logFile);
         synchronized (launched) {
             launched.add(pod);
         }
-        log("started " + name + " pid " + process.pid() + " port " + port + ", log " + logFile
-                + (properties.length == 0 ? "" : ", " + String.join(" ", properties)));
+        log("started " + name + " pid " + process.pid() + " port " + port + ", log " + logFile + description);
         return pod;
     }
 
