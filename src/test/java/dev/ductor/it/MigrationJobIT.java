@@ -41,8 +41,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The per-release migration Job of {@code kubernetes/job-migrate.yaml}, run for real: the packaged app in the prod
  * profile with exactly the environment that manifest gives its container (its literal {@code env} values, the
  * ConfigMap of {@code configmap.yaml} through {@code envFrom}, the Secret values replaced by this test's
- * PostgreSQL, the mounted JWT key by a PEM generated here, {@code JAVA_OPTS_APPEND} passed to the JVM as the image's
- * launcher would). The server pods get the environment of {@code kubernetes/deployment.yaml} the same way.
+ * PostgreSQL, a mounted JWT key by a PEM generated here, {@code JAVA_OPTS_APPEND} passed to the JVM as the image's
+ * launcher would, a free HTTP port on 127.0.0.1 added). The server pods get the environment of
+ * {@code kubernetes/deployment.yaml} the same way.
  *
  * <ol>
  *   <li>On an empty database the Job migrates every script of {@code db/migration} and exits 0 without ever
@@ -51,6 +52,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  *   <li>A server pod (migrate-at-start off) on the migrated database becomes ready and completes a run, with a
  *       token signed by the key the manifest mounts.</li>
  *   <li>Two Jobs at once on a fresh database both exit 0 and apply each version once (Flyway's lock).</li>
+ *   <li>A migration that fails makes the Job exit non-zero, naming the script and the cause, and is rolled back.</li>
  *   <li>A server pod on a database no Job migrated fails its start-up with a non-zero exit that names the missing
  *       table, instead of serving.</li>
  * </ol>
@@ -230,6 +232,31 @@ class MigrationJobIT {
 
     @Test
     @Order(5)
+    void aMigrationThatFailsMakesTheJobExitNonZeroAndIsRolledBack() throws Exception {
+        String database = "ductor_failing";
+        Sql db = pg.createDatabase(database);
+        assertEquals(0, runJob("job-setup", database).exit(), "migrating " + database + " first");
+        // The last version is pending again, but a table it creates is already there: its CREATE TABLE fails.
+        List<String> scripts = migrationScripts();
+        String last = scripts.get(scripts.size() - 1);
+        assertEquals(1, db.update("DELETE FROM flyway_schema_history WHERE script = ?", last));
+        List<Map<String, String>> before = db.maps(HISTORY);
+
+        JobRun job = runJob("job-failing", database);
+        String failedScript = Path.of(last).getFileName().toString();
+        log("job-failing exited " + job.exit() + "; the lines naming the problem:\n" + job.log().lines()
+                .filter(line -> line.contains(failedScript) || line.contains("already exists") || line.contains("ERROR"))
+                .map(line -> "  " + line).reduce("", (x, y) -> x + y + "\n"));
+        assertNotEquals(0, job.exit(), "a failed migration fails the Job\n" + job.log());
+        assertFalse(job.portAnswered(), "the Job listened on its HTTP port\n" + job.log());
+        assertTrue(job.log().contains("Failed to execute script " + failedScript) && job.log().contains("already exists")
+                        && job.log().contains("Changes successfully rolled back"),
+                "the log names the failed script and the cause:\n" + job.log());
+        assertEquals(before, db.maps(HISTORY), "the failed version was rolled back, not recorded");
+    }
+
+    @Test
+    @Order(6)
     void aServerPodOnAnUnmigratedDatabaseFailsNamingTheMissingTable() throws Exception {
         String database = "ductor_unmigrated";
         Sql db = pg.createDatabase(database);
@@ -256,7 +283,7 @@ class MigrationJobIT {
     // --- the manifests' environment --------------------------------------------------------------------------
 
     /** What a container of a manifest is started with: its environment and the JVM options of JAVA_OPTS_APPEND. */
-    private record ManifestEnv(Map<String, String> env, List<String> jvmOptions) {
+    private record ManifestEnv(Map<String, String> env, List<String> jvmOptions, Map<String, String> mounts) {
     }
 
     /**
@@ -264,7 +291,8 @@ class MigrationJobIT {
      * named {@code podName}: {@code envFrom} ConfigMaps from {@code configmap.yaml}, literal values as they are,
      * Secret keys of {@code ductor-db} from this test's PostgreSQL and {@code database}, the pod name for
      * {@code metadata.name}, and paths under a volume mount (the JWT key, /tmp) moved to this test's directories.
-     * {@code JAVA_OPTS_APPEND} is what the image's launcher appends to the JVM options, so it becomes those.
+     * {@code JAVA_OPTS_APPEND} is what the image's launcher appends to the JVM options, so it becomes those; a volume
+     * at /tmp becomes {@code java.io.tmpdir}, /tmp being the JVM's default.
      */
     private static ManifestEnv manifestEnv(String file, String podName, String database) throws IOException {
         YAMLMapper yaml = new YAMLMapper();
@@ -316,7 +344,11 @@ class MigrationJobIT {
                         ? option.substring(0, eq + 1) + localPath(option.substring(eq + 1), mounts) : option);
             }
         }
-        return new ManifestEnv(env, jvmOptions);
+        if (mounts.containsKey("/tmp") && jvmOptions.stream().noneMatch(o -> o.startsWith("-Djava.io.tmpdir="))) {
+            // The JVM's default temporary directory on Linux is /tmp: in the container, the mounted volume.
+            jvmOptions.add("-Djava.io.tmpdir=" + mounts.get("/tmp"));
+        }
+        return new ManifestEnv(env, jvmOptions, mounts);
     }
 
     private static Path scratchDirectory(String prefix) throws IOException {
@@ -361,8 +393,13 @@ class MigrationJobIT {
             assertTrue(written.isEmpty(), name + " wrote to its working directory (read-only in the container): " + written);
         }
         String jobLog = job.tail(400);
+        String tmp = container.mounts().get("/tmp");
+        List<String> temporary;
+        try (Stream<Path> files = tmp == null ? Stream.empty() : Files.walk(Path.of(tmp))) {
+            temporary = files.map(f -> Path.of(tmp).relativize(f).toString()).filter(f -> !f.isEmpty()).sorted().toList();
+        }
         log(name + " exited " + exit + " " + seconds + " s after its launch; HTTP port " + job.port()
-                + (answered ? " ANSWERED" : " never answered") + "; log:\n" + jobLog);
+                + (answered ? " ANSWERED" : " never answered") + "; wrote to /tmp: " + temporary + "; log:\n" + jobLog);
         return new JobRun(job, exit, seconds, answered, jobLog);
     }
 
