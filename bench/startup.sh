@@ -181,49 +181,21 @@ if [ "$mode" = pod ]; then
     [ -n "$host_url" ] || { echo "no JDBC URL in $dir/host.log" >&2; exit 1; }
     echo "database_host=$host_url" >&2
 fi
-tokens_of() { # the dev token of a role for the training run
-    if [ "$mode" = pod ]; then cat "$host_dir/dev-tokens/$1.jwt"; else cat "$dir/train.tokens/dev-tokens/$1.jwt"; fi
-}
-
-# --- training run for the AOT cache: a real workload over HTTP, then a graceful stop writes the cache.
+# --- training run for the AOT cache (src/main/aot/train-aot-cache.sh): a real workload over HTTP, then a
+# graceful stop writes the cache. In pod mode it trains as a pod runs, on the database host.
 aot=$dir/ductor.aot
-rm -f "$aot"
-start_app "$java25" "$port" train -XX:AOTCacheOutput="$aot" >"$dir/train.ready" # not a subshell: sets app_pid
-train_pid=$app_pid
-base=http://127.0.0.1:$port/api/v1
-admin=$(tokens_of admin)
-client=$(tokens_of client)
-curl -sf -X PUT "$base/workflows/bench-startup" -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' \
-    -d '{"nodes": [{"id": "a", "type": "task", "handler": "noop"},
-                   {"id": "b", "type": "task", "handler": "echo", "dependsOn": ["a"]},
-                   {"id": "c", "type": "task", "handler": "noop", "dependsOn": ["b"]}]}' >/dev/null
-run_ids=()
-for i in $(seq 1 "$train_runs"); do
-    id=$(curl -sf -X POST "$base/workflows/bench-startup/runs" -H "Authorization: Bearer $client" \
-        -H 'Content-Type: application/json' -d "{\"input\": {\"n\": $i}, \"idempotencyKey\": \"train-$i\"}" \
-        | sed -E 's/.*"runId" *: *"([^"]+)".*/\1/')
-    run_ids+=("$id")
-done
-done_runs=0
-deadline=$((SECONDS + 120))
-while [ "$SECONDS" -lt "$deadline" ]; do
-    done_runs=0
-    for id in "${run_ids[@]}"; do
-        if curl -sf "$base/runs/$id" -H "Authorization: Bearer $client" | grep -q '"status" *: *"SUCCEEDED"'; then
-            done_runs=$((done_runs + 1))
-        fi
-    done
-    [ "$done_runs" -lt "$train_runs" ] || break
-    sleep 0.5
-done
-for id in "${run_ids[@]}"; do
-    curl -sf "$base/runs/$id/history" -H "Authorization: Bearer $client" >/dev/null || true
-done
-curl -sf "$base/runs?workflow=bench-startup&limit=50" -H "Authorization: Bearer $client" >/dev/null || true
-stop_app "$train_pid"
-[ -s "$aot" ] || { echo "the training run wrote no AOT cache ($aot), see $dir/train.log" >&2; exit 1; }
-echo "train_runs_succeeded=$done_runs/$train_runs"
-echo "aot_cache_mb=$(awk -v b="$(stat -c %s "$aot")" 'BEGIN { printf "%.1f", b / 1048576 }')"
+port=$((port + 1))
+if [ "$mode" = pod ]; then
+    DUCTOR_EMBEDDED_ENABLED=false QUARKUS_FLYWAY_MIGRATE_AT_START=false \
+        QUARKUS_DATASOURCE_JDBC_URL="$host_url" QUARKUS_DATASOURCE_USERNAME=postgres \
+        QUARKUS_DATASOURCE_PASSWORD=postgres MP_JWT_VERIFY_PUBLICKEY_LOCATION="$host_dir/dev-keys/public.pem" \
+        MP_JWT_VERIFY_ISSUER=ductor-dev DUCTOR_POD_NAME=train TRAIN_PROFILE=prod TRAIN_TOKENS="$host_dir" \
+        TRAIN_PORT="$port" TRAIN_RUNS="$train_runs" TRAIN_LOG="$dir/train.log" \
+        bash "$root/src/main/aot/train-aot-cache.sh" "$java25" "$app" "$aot"
+else
+    TRAIN_PORT="$port" TRAIN_RUNS="$train_runs" TRAIN_LOG="$dir/train.log" \
+        bash "$root/src/main/aot/train-aot-cache.sh" "$java25" "$app" "$aot"
+fi | tr ' ' '\n'
 
 # --- measured starts: variants interleaved per round, a fresh port, token dir and ephemeral data dir each time.
 declare -A ready cpu si pgup afterpg mainms jitms
