@@ -23,8 +23,9 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * <p>Listed here, each nested type explicitly:
  * <ul>
  *   <li>entities of a {@code jakarta.ws.rs.core.Response}, whose signature names no type: {@link StoredWorkflow},
- *   {@link RunView} (also reachable through {@code RunPage}), {@link PoolView}, {@link RuleView},
- *   {@link EventReceipt} and the {@link Problem} of every error;</li>
+ *   {@link RunView}, {@link PoolView}, {@link RuleView}, {@link EventReceipt} and the {@link Problem} of every
+ *   error (StoredWorkflow and RunView are also in signatures, of the workflow list and {@code RunPage}, and so
+ *   registered twice; the others were in no generated reflection configuration before this list);</li>
  *   <li>what a problem document carries in its extension members: the {@link Violation}s of a refused definition,
  *   the {@link RuleViolation}s of a refused rule, and the {@code current} view of a version conflict (the views
  *   above);</li>
