@@ -209,7 +209,8 @@ class KubernetesManifestsTest {
         assertProbe(c.getLivenessProbe(), "/q/health/live");
         assertProbe(c.getReadinessProbe(), "/q/health/ready");
         assertProbe(c.getStartupProbe(), "/q/health/");
-        assertNotNull(c.getLifecycle().getPreStop(), "preStop");
+        assertTrue(c.getLifecycle() == null || c.getLifecycle().getPreStop() == null,
+                "no preStop: the app's own pre-shutdown delay keeps serving while readiness is DOWN");
         assertEquals(Boolean.TRUE, c.getSecurityContext().getReadOnlyRootFilesystem());
         assertEquals(Boolean.TRUE, c.getSecurityContext().getRunAsNonRoot());
         assertEquals(List.of("ALL"), c.getSecurityContext().getCapabilities().getDrop());

@@ -5,6 +5,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * SIGTERM to a real JVM under load: it stops within its grace period without an error, its short steps finish,
+ * SIGTERM to a real JVM under load: readiness goes DOWN first while it still serves (the prod profile's
+ * pre-shutdown delay), then it stops within its grace period without an error, its short steps finish,
  * a step longer than the drain is handed back without spending an attempt, and every run completes on the
  * other instance.
  */
@@ -58,12 +62,14 @@ class GracefulShutdownIT {
 
     @Test
     void aPodStoppedWithSigtermUnderLoadLosesNothingAndSpendsNoAttempt() throws Exception {
-        PodProcess podA = pods.launch("pod-a", "ductor.worker.threads=4");
+        // The prod profile's stop settings (the ITs run the embedded profile, which has no pre-shutdown delay).
+        PodProcess podA = pods.launch("pod-a", "ductor.worker.threads=4", "quarkus.shutdown.delay=5s",
+                "quarkus.shutdown.timeout=10s");
         pods.awaitReady(podA);
         String admin = pods.token("admin");
         String client = pods.token("client");
         ItHttp.expect(201, ItHttp.put(podA, "/api/v1/workflows/long", admin,
-                "{\"nodes\":[{\"id\":\"slow\",\"type\":\"task\",\"handler\":\"sleep\",\"input\":{\"ms\":15000}}]}"), "define long");
+                "{\"nodes\":[{\"id\":\"slow\",\"type\":\"task\",\"handler\":\"sleep\",\"input\":{\"ms\":30000}}]}"), "define long");
         ItHttp.expect(201, ItHttp.put(podA, "/api/v1/workflows/short", admin, "{\"nodes\":["
                 + "{\"id\":\"a\",\"type\":\"task\",\"handler\":\"sleep\",\"input\":{\"ms\":400}},"
                 + "{\"id\":\"b\",\"type\":\"task\",\"handler\":\"sleep\",\"input\":{\"ms\":400},\"dependsOn\":[\"a\"]},"
@@ -72,7 +78,7 @@ class GracefulShutdownIT {
         List<String> runs = new ArrayList<>();
         JsonNode longRun = ItHttp.expect(201, ItHttp.post(podA, "/api/v1/workflows/long/runs", client, "{}"), "start long");
         runs.add(longRun.path("runId").asText());
-        await("pod-a leasing the 15 s step", () -> leasedBy("pod-a", "%15000%") == 1, Duration.ofSeconds(30));
+        await("pod-a leasing the 30 s step (longer than the 5 s delay + 10 s drain)", () -> leasedBy("pod-a", "%30000%") == 1, Duration.ofSeconds(30));
 
         PodProcess podB = pods.launch("pod-b");
         pods.awaitReady(podB);
@@ -84,11 +90,28 @@ class GracefulShutdownIT {
 
         long signalled = System.nanoTime();
         podA.process().destroy(); // SIGTERM
+
+        // Readiness goes DOWN first, while the pod still serves and has not begun to drain.
+        HttpResponse<String> ready = null;
+        while (Pods.seconds(System.nanoTime() - signalled) < 3) {
+            ready = ItHttp.send(HttpRequest.newBuilder(URI.create(podA.url("/q/health/ready"))).GET());
+            if (ready.statusCode() != 200) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        double downAfter = Pods.seconds(System.nanoTime() - signalled);
+        assertEquals(503, ready.statusCode(), "readiness DOWN within 3 s of SIGTERM: " + ready.body());
+        assertTrue(ready.body().contains("DOWN"), ready.body());
+        assertEquals(200, ItHttp.send(HttpRequest.newBuilder(URI.create(podA.url("/q/health/live"))).GET()).statusCode(),
+                "still live while not ready");
+        ItHttp.expect(200, ItHttp.get(podA, "/api/v1/runs/" + runs.get(1), client), "the API still answers while not ready");
+        assertFalse(podA.tail(400).contains("released task"), "no step handed back before readiness went DOWN");
         assertTrue(podA.process().waitFor(GRACE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS),
                 "pod-a stopped within its grace period" + pods.logTails(40));
         double stoppedAfter = Pods.seconds(System.nanoTime() - signalled);
         String log = podA.tail(400);
-        assertTrue(log.contains("released task"), "the 15 s step was handed back:\n" + log);
+        assertTrue(log.contains("released task"), "the 30 s step was handed back:\n" + log);
         assertFalse(log.contains(" ERROR "), "pod-a stopped without an error:\n" + log);
 
         await("every run finished on pod-b", () -> postgres.sql().single(
@@ -99,7 +122,7 @@ class GracefulShutdownIT {
                 "no step was lost to an expired lease");
         assertEquals(0, postgres.sql().single("SELECT count(*) FROM eec_run_transition WHERE from_state = 'RUNNING'"
                 + " AND to_state = 'RUNNING'"), "no attempt was spent on the shutdown");
-        System.out.printf("[graceful] pod-a stopped %.1f s after SIGTERM; %d runs completed on pod-b, no attempt spent%n",
-                stoppedAfter, runs.size());
+        System.out.printf("[graceful] pod-a not ready %.2f s after SIGTERM (still serving), stopped %.1f s after it;"
+                + " %d runs completed on pod-b, no attempt spent%n", downAfter, stoppedAfter, runs.size());
     }
 }
