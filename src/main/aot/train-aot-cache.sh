@@ -13,7 +13,8 @@
 # tokens. To train the way a pod runs, export the pod's settings (QUARKUS_DATASOURCE_*, DUCTOR_EMBEDDED_ENABLED=
 # false, MP_JWT_VERIFY_*) and set TRAIN_PROFILE=prod and TRAIN_TOKENS to a directory with dev-tokens/admin.jwt
 # and dev-tokens/client.jwt valid for that key. TRAIN_PORT: HTTP port (default 18470); TRAIN_LOG: the app's
-# log (default <out.aot>.train.log). Prints one line:
+# log (default <out.aot>.train.log); TRAIN_JAR: the -jar argument exactly as the measured starts will give it
+# (default <quarkus-app dir>/quarkus-run.jar; the cache records the class path). Prints one line:
 # train_runs_succeeded=<n>/<m> aot_cache_mb=<size>.
 set -euo pipefail
 
@@ -30,10 +31,11 @@ tokens=${TRAIN_TOKENS:-$work}
 
 options=(-XX:AOTCacheOutput="$out" "$@" -Dquarkus.http.port="$port" -Dquarkus.profile="$profile")
 if [ "$profile" = embedded ]; then
-    options+=(-Dductor.embedded.ephemeral=true -Dductor.dev-tokens.dir="$tokens")
+    # enabled=true over an image's DUCTOR_EMBEDDED_ENABLED=false (system properties outrank the environment)
+    options+=(-Dductor.embedded.enabled=true -Dductor.embedded.ephemeral=true -Dductor.dev-tokens.dir="$tokens")
 fi
 rm -f "$out"
-"$java" "${options[@]}" -jar "$app/quarkus-run.jar" >"$log" 2>&1 &
+"$java" "${options[@]}" -jar "${TRAIN_JAR:-$app/quarkus-run.jar}" >"$log" 2>&1 &
 pid=$!
 cleanup() {
     kill -KILL "$pid" 2>/dev/null || true

@@ -33,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@code /proc} and host {@code /dev}, in private mount and PID namespaces; the image's own entrypoint, working
  * directory, user and environment are taken from its config, plus the settings a pod gets from the manifests
  * (datasource, JWT key, port). The image must then start on an external PostgreSQL with its embedded one off, as
- * uid 185, serve a run to SUCCEEDED, and stop cleanly on SIGTERM.
+ * uid 185, with the AOT cache trained into it ({@code -XX:AOTMode=on}, so an unusable cache fails the start), serve
+ * a run to SUCCEEDED, and stop cleanly on SIGTERM.
  *
  * <p>Only in the image profile (the tarball needs root and debootstrap to build): {@code ./mvnw verify -Pimage
  * -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ImageSmokeIT}. Needs root (namespaces, chroot).
@@ -85,6 +86,7 @@ class ImageSmokeIT {
         List<String> entrypoint = texts(config.path("Entrypoint"));
         assertEquals("java", entrypoint.get(0), "entrypoint " + entrypoint);
         assertTrue(entrypoint.contains("quarkus-run.jar"), "entrypoint " + entrypoint);
+        assertTrue(entrypoint.contains("-XX:AOTCache=/deployments/ductor.aot"), "starts with its AOT cache: " + entrypoint);
 
         Path rootfs = work.resolve("rootfs");
         Files.createDirectories(rootfs);
@@ -96,6 +98,7 @@ class ImageSmokeIT {
                     "a layer deletes files (whiteouts), which this plain unpacking does not apply");
         }
         assertTrue(Files.isRegularFile(rootfs.resolve("deployments/quarkus-run.jar")), "app in /deployments");
+        assertTrue(Files.size(rootfs.resolve("deployments/ductor.aot")) > 10_000_000, "the AOT cache is in the image");
 
         // The JWT key as a Secret volume would mount it.
         KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
@@ -116,7 +119,9 @@ class ImageSmokeIT {
                 "QUARKUS_DATASOURCE_PASSWORD=postgres",
                 "MP_JWT_VERIFY_PUBLICKEY_LOCATION=/etc/ductor/jwt/publickey.pem",
                 "MP_JWT_VERIFY_ISSUER=" + ISSUER,
-                "DUCTOR_POD_NAME=image-smoke"));
+                "DUCTOR_POD_NAME=image-smoke",
+                // A cache the JVM cannot use (another JVM build, class path or flags) is then an error, not a warning.
+                "JAVA_TOOL_OPTIONS=-XX:AOTMode=on"));
 
         // mount --bind R R makes R a mount point that can be remounted read-only after its writable sub-mounts.
         String setUp = "set -e; R=$1; shift; mount --bind \"$R\" \"$R\"; mount -t proc proc \"$R/proc\";"
@@ -135,6 +140,7 @@ class ImageSmokeIT {
             pods.awaitReady(container);
 
             ProcessHandle java = javaOf(process).orElseThrow(() -> new AssertionError("no java process in the container"));
+            long cpuToReadyMs = cpuMillis(java.pid());
             assertEquals("185", statusField(java.pid(), "Uid:").split("\\s+")[0], "the JVM runs as uid 185");
             String logText = Files.readString(log);
             assertFalse(logText.contains("Ductor embedded PostgreSQL"), "no embedded PostgreSQL started:\n" + container.tail(40));
@@ -155,8 +161,9 @@ class ImageSmokeIT {
             String stopped = Files.readString(log);
             assertTrue(stopped.contains("stopped in"), "Quarkus logged its clean stop:\n" + container.tail(40));
             assertFalse(stopped.contains("ERROR"), "no ERROR in the container log:\n" + container.tail(80));
-            System.out.println("[" + SUITE + "] image " + tarball + ": ready, run " + runId + " SUCCEEDED, uid 185,"
-                    + " read-only root, stopped on SIGTERM with exit " + process.exitValue());
+            System.out.println("[" + SUITE + "] image " + tarball + ": ready (JVM CPU to ready " + cpuToReadyMs
+                    + " ms, AOT cache required), run " + runId + " SUCCEEDED, uid 185, read-only root, stopped on SIGTERM"
+                    + " with exit " + process.exitValue());
         } finally {
             process.destroyForcibly().waitFor(15, TimeUnit.SECONDS);
         }
@@ -199,6 +206,14 @@ class ImageSmokeIT {
     private static String statusField(long pid, String field) throws IOException {
         return Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream().filter(l -> l.startsWith(field))
                 .map(l -> l.substring(field.length()).trim()).findFirst().orElseThrow();
+    }
+
+    /** utime + stime of a process (fields 14 and 15 of /proc/<pid>/stat, after the parenthesised name). */
+    private static long cpuMillis(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        return ticks * 1000 / 100; // USER_HZ is 100 on Linux
     }
 
     private static List<String> texts(JsonNode array) {
