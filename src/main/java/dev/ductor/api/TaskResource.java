@@ -110,7 +110,7 @@ public class TaskResource {
                 break;
             }
             // Woken at once by a commit in this pod; work queued by other pods is found on the next poll.
-            signal.await(QueueSignal.Channel.WORKERS, Duration.ofNanos(Math.min(left, Duration.ofMillis(250).toNanos())));
+            signal.await(QueueSignal.Channel.EXTERNAL_CLAIMS, Duration.ofNanos(Math.min(left, Duration.ofMillis(250).toNanos())));
         } while (true);
         List<ClaimedTask> tasks = new ArrayList<>();
         for (QueueItem item : claimed) {

@@ -7,9 +7,13 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
+import org.hibernate.Session;
 
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -34,29 +38,45 @@ public class QueueRepository {
         this.em = em;
     }
 
-    /** Inserts the items; a keyed item whose key is already queued is skipped. */
+    private static final String ENQUEUE_SQL = """
+            INSERT INTO eec_queue_item (kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key,
+                                        payload, requeue_count, available_at, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?)
+            ON CONFLICT (task_key) WHERE task_key IS NOT NULL DO NOTHING""";
+
+    /**
+     * Inserts the items; a keyed item whose key is already queued is skipped. One JDBC batch, so a tick that
+     * dispatches many tasks sends them together rather than one round trip each: plain JDBC because a JPA
+     * native query cannot be batched. The session is flushed first, as a native query would, so rows this
+     * transaction persisted before (a new run) are written before the items that refer to them.
+     */
     public void enqueue(Collection<NewQueueItem> items, Instant now) {
-        for (NewQueueItem item : items) {
-            em.createNativeQuery("""
-                            INSERT INTO eec_queue_item (kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key,
-                                                        payload, requeue_count, available_at, created_at)
-                            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, CAST(?10 AS jsonb), ?11, ?12, ?13)
-                            ON CONFLICT (task_key) WHERE task_key IS NOT NULL DO NOTHING""")
-                    .setParameter(1, item.kind().name())
-                    .setParameter(2, item.tenant())
-                    .setParameter(3, item.tier())
-                    .setParameter(4, item.runId())
-                    .setParameter(5, item.nodeId())
-                    .setParameter(6, item.attempt())
-                    .setParameter(7, item.handler())
-                    .setParameter(8, item.pool())
-                    .setParameter(9, item.taskKey())
-                    .setParameter(10, item.payload())
-                    .setParameter(11, item.requeueCount())
-                    .setParameter(12, item.availableAt())
-                    .setParameter(13, now)
-                    .executeUpdate();
+        if (items.isEmpty()) {
+            return;
         }
+        em.flush();
+        em.unwrap(Session.class).doWork(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement(ENQUEUE_SQL)) {
+                OffsetDateTime created = now.atOffset(ZoneOffset.UTC);
+                for (NewQueueItem item : items) {
+                    insert.setString(1, item.kind().name());
+                    insert.setString(2, item.tenant());
+                    insert.setString(3, item.tier());
+                    insert.setObject(4, item.runId());
+                    insert.setString(5, item.nodeId());
+                    insert.setInt(6, item.attempt());
+                    insert.setString(7, item.handler());
+                    insert.setString(8, item.pool());
+                    insert.setString(9, item.taskKey());
+                    insert.setString(10, item.payload());
+                    insert.setInt(11, item.requeueCount());
+                    insert.setObject(12, item.availableAt().atOffset(ZoneOffset.UTC));
+                    insert.setObject(13, created);
+                    insert.addBatch();
+                }
+                insert.executeBatch();
+            }
+        });
     }
 
     /**

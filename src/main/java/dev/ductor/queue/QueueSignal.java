@@ -13,8 +13,8 @@ import java.util.Map;
 /**
  * Wakes this JVM's polling loops as soon as a transaction that queued work commits, so an idle loop does
  * not add its poll interval to every step. Coordinators and step workers have separate channels: a wakeup
- * for a run must not send every worker thread to claim tasks that are not there. Other pods still find the
- * work by polling.
+ * for a run must not send every worker thread to claim tasks that are not there, nor a task only an external
+ * worker can run. Other pods still find the work by polling.
  */
 @ApplicationScoped
 public class QueueSignal {
@@ -22,8 +22,10 @@ public class QueueSignal {
     public enum Channel {
         /** Wakeups and timers were queued: coordinator loops. */
         COORDINATORS,
-        /** Tasks were queued: in-process workers and long-polling external claims. */
-        WORKERS
+        /** Tasks of in-process handlers were queued: this JVM's step worker loops. */
+        STEP_WORKERS,
+        /** Tasks of {@code ext:} handlers were queued: claims long-polling over HTTP; step workers cannot run them. */
+        EXTERNAL_CLAIMS
     }
 
     private final TransactionSynchronizationRegistry transactions;

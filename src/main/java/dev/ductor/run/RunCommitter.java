@@ -9,6 +9,7 @@ import dev.ductor.run.core.Effect;
 import dev.ductor.run.core.StateChecksum;
 import dev.ductor.run.core.TickResult;
 import dev.ductor.run.core.Transition;
+import dev.ductor.worker.StepHandlers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -97,12 +98,19 @@ public class RunCommitter {
             }
         }
         queue.enqueue(items, now);
-        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK)) {
-            signal.afterCommit(QueueSignal.Channel.WORKERS);
+        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && !isExternal(i.handler()))) {
+            signal.afterCommit(QueueSignal.Channel.STEP_WORKERS);
+        }
+        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && isExternal(i.handler()))) {
+            signal.afterCommit(QueueSignal.Channel.EXTERNAL_CLAIMS);
         }
         if (items.stream().anyMatch(i -> i.kind() != QueueKind.TASK && !i.availableAt().isAfter(now))) {
             signal.afterCommit(QueueSignal.Channel.COORDINATORS);
         }
+    }
+
+    private static boolean isExternal(String handler) {
+        return handler != null && handler.startsWith(StepHandlers.EXTERNAL_PREFIX);
     }
 
     /** Wakes this JVM's coordinator loops when the current transaction commits (a wakeup was queued outside a tick). */

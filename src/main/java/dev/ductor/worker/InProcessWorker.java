@@ -73,7 +73,7 @@ public class InProcessWorker {
                 return t;
             });
             loops = PollingLoops.start("ductor-worker", config.worker().threads(), this::round, config.worker().idlePoll(), signal,
-                    QueueSignal.Channel.WORKERS);
+                    QueueSignal.Channel.STEP_WORKERS);
         }
     }
 
