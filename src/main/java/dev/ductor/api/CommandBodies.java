@@ -1,6 +1,7 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.aggregate.rule.EventIngestion;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.run.RunPatch;
 import dev.ductor.run.core.OperatorActions;
@@ -45,6 +46,18 @@ final class CommandBodies {
             throw new BadRequestException(field, field + " must be a non-blank string of at most " + maxLength + " characters");
         }
         return value.asText();
+    }
+
+    /**
+     * A client's run or signal idempotency key: refused when it could be one a rule derives for an event
+     * ({@link EventIngestion#DERIVED_KEY_PREFIX}), or a client could take a rule's run or signal for itself.
+     */
+    static String clientKey(String field, String key) {
+        if (key.startsWith(EventIngestion.DERIVED_KEY_PREFIX)) {
+            throw new BadRequestException(field, field + " must not start with '" + EventIngestion.DERIVED_KEY_PREFIX
+                    + "': that prefix is reserved for the runs and signals rules start for events");
+        }
+        return key;
     }
 
     static JsonNode payload(JsonNode body, String field) {

@@ -131,7 +131,8 @@ public class RunResource {
         CommandBodies.object(body, "{name, payload?, idempotencyKey}");
         CommandBodies.onlyFields(body, Set.of("name", "payload", "idempotencyKey"));
         String name = CommandBodies.requiredText(body, "name", 200);
-        String key = CommandBodies.requiredText(body, "idempotencyKey", CommandBodies.MAX_KEY_LENGTH);
+        String key = CommandBodies.clientKey("idempotencyKey",
+                CommandBodies.requiredText(body, "idempotencyKey", CommandBodies.MAX_KEY_LENGTH));
         boolean fresh = operations.signal(caller.tenant(), parse(runId), name, CommandBodies.payload(body, "payload"), key);
         return Response.status(fresh ? 202 : 200)
                 .entity(Map.of("runId", runId, "signal", name, "idempotencyKey", key, "delivered", fresh ? "accepted" : "duplicate"))

@@ -40,7 +40,7 @@ final class StartRequests {
                 throw new BadRequestException("idempotencyKey", "idempotencyKey must be a non-blank string of at most "
                         + MAX_KEY_LENGTH + " characters");
             }
-            idempotencyKey = key.asText();
+            idempotencyKey = CommandBodies.clientKey("idempotencyKey", key.asText());
         }
         JsonNode tierNode = body.get("tier");
         String tier = "standard";

@@ -178,6 +178,7 @@ class RunApiTest {
                 "{\"idempotencyKey\": 42}",
                 "{\"idempotencyKey\": {\"a\": 1}}",
                 "{\"idempotencyKey\": \"\"}",
+                "{\"idempotencyKey\": \"event:order-created-7:ship\"}", // reserved for the runs rules start
                 "{\"input\": ",
                 "not json at all");
         for (String body : bodies) {

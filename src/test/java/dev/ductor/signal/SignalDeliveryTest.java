@@ -185,6 +185,12 @@ class SignalDeliveryTest {
         as("client").body("{\"name\":\"go\",\"idempotencyKey\":\"k\"}").post("/api/v1/runs/{id}/signals", UUID.randomUUID().toString())
                 .then().statusCode(404);
         as("admin").body("{\"name\":\"go\",\"idempotencyKey\":\"k\"}").post("/api/v1/runs/{id}/signals", runId).then().statusCode(403);
+        // a rule's own key space: a client must not pre-empt the signal a rule sends for an event
+        Response reserved = as("client").body("{\"name\":\"go\",\"idempotencyKey\":\"event:e-1:approve\"}")
+                .post("/api/v1/runs/{id}/signals", runId);
+        assertEquals(400, reserved.statusCode());
+        assertTrue(reserved.body().asString().contains("reserved"), reserved.body().asString());
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND kind = 'SIGNAL'", UUID.fromString(runId)));
         assertEquals("RUNNING", run(runId).path("status"));
     }
 }

@@ -59,9 +59,12 @@ public class EventIngestion {
         this.clock = clock;
     }
 
+    /** Run and signal idempotency keys with this prefix are the rules' own; clients cannot choose them. */
+    public static final String DERIVED_KEY_PREFIX = "event:";
+
     /** The key under which a rule acts on an event: the same event and rule always give the same key. */
     public static String derivedKey(String eventIdempotencyKey, String rule) {
-        return "event:" + eventIdempotencyKey + ":" + rule;
+        return DERIVED_KEY_PREFIX + eventIdempotencyKey + ":" + rule;
     }
 
     @Transactional
