@@ -44,7 +44,7 @@ public final class ApiExamples {
             + "\"idempotencyKey\":\"order-A-1001\",\"tier\":\"interactive\"}";
 
     public static final String RUN = "{\"runId\":\"" + RUN_ID + "\",\"workflow\":\"order\",\"revision\":2,"
-            + "\"status\":\"RUNNING\",\"tier\":\"interactive\","
+            + "\"status\":\"RUNNING\",\"tier\":\"interactive\",\"idempotencyKey\":\"order-A-1001\","
             + "\"nodes\":{\"reserve\":{\"state\":\"SUCCEEDED\",\"attempts\":1,\"output\":{\"reserved\":true}},"
             + "\"paid\":{\"state\":\"WAITING\",\"attempts\":0},\"cool\":{\"state\":\"PENDING\",\"attempts\":0},"
             + "\"ship\":{\"state\":\"PENDING\",\"attempts\":0}},"

@@ -120,7 +120,8 @@ public class RunQueries {
                 workflows.revision(run.tenant, run.workflowName, run.workflowRevision));
         Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
         states.forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
-        return new RunView(run.runId, run.workflowName, run.workflowRevision, run.status, run.tier, nodes,
+        return new RunView(run.runId, run.workflowName, run.workflowRevision, run.status, run.tier, run.idempotencyKey,
+                run.correlationKey, nodes,
                 json.tree(run.input), json.tree(run.output), run.dbRecordVersion, run.createdAt, run.updatedAt);
     }
 

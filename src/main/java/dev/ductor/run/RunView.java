@@ -15,6 +15,8 @@ public record RunView(
         int revision,
         String status,
         String tier,
+        String idempotencyKey,
+        String correlationKey,
         Map<String, NodeView> nodes,
         JsonNode input,
         JsonNode output,

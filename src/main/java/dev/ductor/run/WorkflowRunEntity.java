@@ -60,6 +60,10 @@ public class WorkflowRunEntity extends PanacheEntityBase {
     @Column(name = "idempotency_key")
     public String idempotencyKey;
 
+    /** Set once at start (rules signal the runs whose correlation key is an event's key); never updated. */
+    @Column(name = "correlation_key", updatable = false)
+    public String correlationKey;
+
     @Column(name = "created_at")
     public Instant createdAt;
 

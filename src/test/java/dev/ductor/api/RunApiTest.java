@@ -123,15 +123,18 @@ class RunApiTest {
         assertEquals(runId, second.jsonPath().getString("runId"));
         assertEquals(1, second.jsonPath().getInt("input.n"), "the existing run, not a new one with the new input");
         assertEquals("/api/v1/runs/" + runId, Api.locationPath(second));
+        assertEquals("order-1", second.jsonPath().getString("idempotencyKey"), "the run shows the key it was started with");
 
         JsonPath list = api.as("client").queryParam("workflow", workflow).get("/api/v1/runs")
                 .then().statusCode(200).extract().jsonPath();
         assertEquals(List.of(runId), Api.ids(list));
 
-        // Another key starts another run.
-        Response other = api.startRun(workflow, "{\"idempotencyKey\": \"order-2\"}");
+        // Another key starts another run; its correlation key (what rules signal by) is shown too.
+        Response other = api.startRun(workflow, "{\"idempotencyKey\": \"order-2\", \"correlationKey\": \"order-A-2\"}");
         assertEquals(201, other.statusCode(), other::asString);
         assertFalse(runId.equals(other.jsonPath().getString("runId")));
+        assertEquals("order-A-2", other.jsonPath().getString("correlationKey"));
+        assertEquals(null, first.jsonPath().getString("correlationKey"), "absent when none was given");
     }
 
     @Test
