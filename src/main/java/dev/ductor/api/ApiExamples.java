@@ -91,6 +91,8 @@ public final class ApiExamples {
     public static final String POOL = "{\"name\":\"shipping\",\"capacity\":5,\"paused\":false,\"version\":2,"
             + "\"createdAt\":\"2025-06-01T09:00:00Z\",\"updatedAt\":\"2025-06-02T10:15:00Z\"}";
 
+    public static final String POOL_LIST = "{\"items\":[" + POOL + "]}";
+
     public static final String POOL_EVENTS = "["
             + "{\"version\":1,\"type\":\"PoolDefined\",\"payload\":{\"capacity\":3,\"paused\":false},"
             + "\"recordedBy\":\"admin@demo\",\"recordedAt\":\"2025-06-01T09:00:00Z\"},"
@@ -106,6 +108,8 @@ public final class ApiExamples {
             + "\"start\":{\"workflow\":\"order\",\"input\":{\"orderId\":\"$key\",\"order\":\"$\"},\"tier\":\"standard\"},"
             + "\"enabled\":true,\"version\":1,\"createdAt\":\"2025-06-01T09:00:00Z\","
             + "\"updatedAt\":\"2025-06-01T09:00:00Z\",\"updatedBy\":\"admin@demo\"}";
+
+    public static final String RULE_LIST = "{\"items\":[" + RULE + "]}";
 
     public static final String RULE_INVALID = "{\"type\":\"https://ductor.dev/problems/invalid-rule\",\"title\":\"Invalid rule\","
             + "\"status\":400,\"detail\":\"start.workflow: required. Nothing was saved.\",\"instance\":\"/api/v1/rules/start-order\","

@@ -29,6 +29,7 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 
 import java.net.URI;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
@@ -99,6 +100,19 @@ public class PoolResource {
                 ? Response.created(URI.create("/api/v1/pools/" + name))
                 : Response.ok();
         return response.header("ETag", Versions.etag(result.pool().version())).entity(result.pool()).build();
+    }
+
+    @GET
+    @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    @Operation(summary = "All pools of the caller's tenant, by name")
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "The tenant's pools, each with its version",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pools", value = POOL_LIST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED)))
+    })
+    public Map<String, List<PoolView>> list() {
+        return Map.of("items", pools.list(caller.tenant()));
     }
 
     @GET

@@ -28,6 +28,8 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.net.URI;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 
 import static dev.ductor.api.ApiExamples.*;
@@ -85,6 +87,19 @@ public class RuleResource {
                 ? Response.created(URI.create("/api/v1/rules/" + name))
                 : Response.ok();
         return response.header("ETag", Versions.etag(result.rule().version())).entity(result.rule()).build();
+    }
+
+    @GET
+    @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    @Operation(summary = "All rules of the caller's tenant, by name")
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "The tenant's rules, each with its version",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "rules", value = RULE_LIST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED)))
+    })
+    public Map<String, List<RuleView>> list() {
+        return Map.of("items", rules.list(caller.tenant()));
     }
 
     @GET

@@ -23,6 +23,14 @@ public class PoolProjection {
         this.em = em;
     }
 
+    /** The tenant's pool names, sorted. */
+    @SuppressWarnings("unchecked")
+    public List<String> names(String tenant) {
+        return em.createNativeQuery("SELECT name FROM eec_pool WHERE tenant = ?1 ORDER BY name")
+                .setParameter(1, tenant)
+                .getResultList();
+    }
+
     /** The first row of a new pool; false when a row is already there. */
     public boolean insert(String tenant, String name, PoolState state, Instant now) {
         return em.createNativeQuery("""

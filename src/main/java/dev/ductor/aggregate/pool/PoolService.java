@@ -100,6 +100,15 @@ public class PoolService {
         return state.defined() ? Optional.of(PoolView.of(name, state)) : Optional.empty();
     }
 
+    /**
+     * The tenant's pools by name: names from the projection, each view folded from its stream (a tenant has few
+     * pools, and the stream holds what the projection does not, such as when it was created).
+     */
+    @Transactional
+    public List<PoolView> list(String tenant) {
+        return projection.names(tenant).stream().map(name -> find(tenant, name)).flatMap(Optional::stream).toList();
+    }
+
     /** The pool's stream, oldest first, or 404. */
     @Transactional
     public List<AggregateEvent> events(String tenant, String name) {

@@ -96,6 +96,16 @@ public class RuleService {
         return RuleView.of(state);
     }
 
+    /** The tenant's rules by name (names from the projection, each view folded from its stream, like {@link #get}). */
+    @Transactional
+    @SuppressWarnings("unchecked")
+    public List<RuleView> list(String tenant) {
+        List<String> names = em.createNativeQuery("SELECT name FROM eec_rule WHERE tenant = ?1 ORDER BY name")
+                .setParameter(1, tenant)
+                .getResultList();
+        return names.stream().map(name -> get(tenant, name)).toList();
+    }
+
     /** The tenant's enabled rules on this event type, by name, from the projection (joins the caller's transaction). */
     @Transactional
     @SuppressWarnings("unchecked")

@@ -81,6 +81,25 @@ class PoolApiTest {
     }
 
     @Test
+    void theListHasTheTenantsPoolsByNameWithTheirVersionsAndNoOtherTenants() {
+        assertEquals(List.of(), api.as("client").get("/api/v1/pools").then().statusCode(200)
+                .extract().jsonPath().getList("items"), "a fresh tenant has no pools");
+        api.create("b-pool", 2, false);
+        api.create("a-pool", 3, true);
+        api.update("b-pool", "{\"capacity\": 5}");
+        PoolApi other = new PoolApi(issuer);
+        other.create("c-pool", 1, false);
+
+        var list = api.as("operator").get("/api/v1/pools").then().statusCode(200).extract().jsonPath();
+        assertEquals(List.of("a-pool", "b-pool"), list.getList("items.name"));
+        assertEquals(List.of(1, 2), list.getList("items.version"));
+        assertEquals(List.of(3, 5), list.getList("items.capacity"));
+        assertEquals(List.of("c-pool"), other.as("worker").get("/api/v1/pools").then().statusCode(200)
+                .extract().jsonPath().getList("items.name"));
+        given().get("/api/v1/pools").then().statusCode(401);
+    }
+
+    @Test
     void anUnknownPoolIs404AndSoAreItsEvents() {
         String name = unique("missing");
 

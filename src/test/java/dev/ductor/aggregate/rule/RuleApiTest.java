@@ -100,6 +100,26 @@ class RuleApiTest {
     }
 
     @Test
+    void theListHasTheTenantsRulesByNameWithTheirVersionsAndNoOtherTenants() {
+        HttpApi mine = new HttpApi(issuer);
+        HttpApi other = new HttpApi(issuer);
+        assertEquals(List.of(), mine.as("client").get("/api/v1/rules").then().statusCode(200)
+                .extract().jsonPath().getList("items"), "a fresh tenant has no rules");
+        mine.as("admin").body(START).put("/api/v1/rules/{name}", "b-rule").then().statusCode(201);
+        mine.as("admin").body(START).put("/api/v1/rules/{name}", "a-rule").then().statusCode(201);
+        mine.as("admin").header("If-Match", "\"1\"").body(START.replace("DE", "NL"))
+                .put("/api/v1/rules/{name}", "b-rule").then().statusCode(200);
+        other.as("admin").body(START).put("/api/v1/rules/{name}", "c-rule").then().statusCode(201);
+
+        var list = mine.as("operator").get("/api/v1/rules").then().statusCode(200).extract().jsonPath();
+        assertEquals(List.of("a-rule", "b-rule"), list.getList("items.name"));
+        assertEquals(List.of(1, 2), list.getList("items.version"));
+        assertEquals("NL", list.getString("items[1].match.country"));
+        assertEquals(List.of("c-rule"), other.as("worker").get("/api/v1/rules").then().statusCode(200)
+                .extract().jsonPath().getList("items.name"));
+    }
+
+    @Test
     void creatingARuleAnswers201WithItsVersionAsETagAndItsNormalisedForm() {
         String name = fixtures.uniqueName("rule");
         Response created = put(name, START);
