@@ -59,10 +59,10 @@ public class RunOperations {
     /** True when the signal is new, false for a repeat of an idempotency key already delivered. */
     @Transactional
     public boolean signal(String tenant, UUID runId, String name, JsonNode payload, String idempotencyKey) {
-        WorkflowRunEntity run = queries.find(tenant, runId);
+        RunQueries.RunHeader run = queries.header(tenant, runId);
         SignalOutcome outcome = deliverSignal(run, name, payload, idempotencyKey);
         if (outcome == SignalOutcome.NOT_RUNNING) {
-            throw new RunTerminalException(runId, run.status, "the signal '" + name + "'");
+            throw new RunTerminalException(runId, run.status(), "the signal '" + name + "'");
         }
         return outcome == SignalOutcome.ACCEPTED;
     }
@@ -77,12 +77,12 @@ public class RunOperations {
      */
     @Transactional
     public SignalOutcome signalIfRunning(String tenant, UUID runId, String name, JsonNode payload, String idempotencyKey) {
-        return deliverSignal(queries.find(tenant, runId), name, payload, idempotencyKey);
+        return deliverSignal(queries.header(tenant, runId), name, payload, idempotencyKey);
     }
 
-    private SignalOutcome deliverSignal(WorkflowRunEntity run, String name, JsonNode payload, String idempotencyKey) {
-        UUID runId = run.runId;
-        if (!"RUNNING".equals(run.status)) {
+    private SignalOutcome deliverSignal(RunQueries.RunHeader run, String name, JsonNode payload, String idempotencyKey) {
+        UUID runId = run.runId();
+        if (!"RUNNING".equals(run.status())) {
             if (inbox.contains(runId, "signal:" + idempotencyKey)) {
                 metrics.signal("duplicate"); // delivered before the run finished: a repeat is still just a repeat
                 return SignalOutcome.DUPLICATE;
@@ -94,7 +94,7 @@ public class RunOperations {
         String body = queries.json().mapper().createObjectNode().put("name", name).set("payload", payload).toString();
         boolean fresh = inbox.deliver(runId, InboxKind.SIGNAL, "signal:" + idempotencyKey, null, null, null, body, now);
         if (fresh) {
-            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant, run.tier, runId, now)), now);
+            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant(), run.tier(), runId, now)), now);
             committer.nudgeAfterCommit();
         }
         metrics.signal(fresh ? "accepted" : "duplicate");
@@ -103,14 +103,14 @@ public class RunOperations {
 
     @Transactional
     public void cancel(String tenant, UUID runId, String reason) {
-        WorkflowRunEntity run = queries.find(tenant, runId);
-        if (!"RUNNING".equals(run.status)) {
-            throw new RunTerminalException(runId, run.status, "the cancellation");
+        RunQueries.RunHeader run = queries.header(tenant, runId);
+        if (!"RUNNING".equals(run.status())) {
+            throw new RunTerminalException(runId, run.status(), "the cancellation");
         }
         Instant now = clock.instant();
         String body = queries.json().mapper().createObjectNode().put("reason", reason).toString();
         if (inbox.deliver(runId, InboxKind.CANCEL, "cancel", null, null, null, body, now)) {
-            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant, run.tier, runId, now)), now);
+            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant(), run.tier(), runId, now)), now);
             committer.nudgeAfterCommit();
         }
     }

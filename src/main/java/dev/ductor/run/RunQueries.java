@@ -45,6 +45,26 @@ public class RunQueries {
         return view(find(tenant, runId));
     }
 
+    /** What a command needs to know of a run before it writes to its inbox. */
+    record RunHeader(UUID runId, String tenant, String tier, String status) {
+    }
+
+    /**
+     * The run's header without its state: a signal or cancel only checks the status and queues a wakeup, so it
+     * need not load (and dirty-check) a big run's node states, input and output on every call.
+     */
+    RunHeader header(String tenant, UUID runId) {
+        List<Object[]> found = em.createQuery("SELECT r.tier, r.status FROM WorkflowRunEntity r"
+                        + " WHERE r.runId = :runId AND r.tenant = :tenant", Object[].class)
+                .setParameter("runId", runId)
+                .setParameter("tenant", tenant)
+                .getResultList();
+        if (found.isEmpty()) {
+            throw new NotFoundException("Run", runId.toString());
+        }
+        return new RunHeader(runId, tenant, (String) found.get(0)[0], (String) found.get(0)[1]);
+    }
+
     WorkflowRunEntity find(String tenant, UUID runId) {
         WorkflowRunEntity run = em.find(WorkflowRunEntity.class, runId);
         if (run == null || !run.tenant.equals(tenant)) {
