@@ -276,6 +276,23 @@ public class QueueRepository {
                 """;
 
     /**
+     * The last step of both task claims: lock the chosen rows in turn order, skipping rows another claimer holds,
+     * and lease them. {@code %3$s} takes the returned columns, {@code %4$s} the CTE of chosen {@code (id, turn)}.
+     */
+    private static final String LEASE_IN_TURN = """
+                claimable AS (
+                    SELECT q.id FROM eec_queue_item q JOIN %4$s c ON c.id = q.id
+                     WHERE q.lease_token IS NULL
+                     ORDER BY c.turn
+                     LIMIT ?2
+                     FOR UPDATE OF q SKIP LOCKED)
+                UPDATE eec_queue_item q
+                   SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
+                  FROM claimable
+                 WHERE q.id = claimable.id
+                RETURNING %3$s""";
+
+    /**
      * The fair claim of unpooled tasks, also EXPLAINed by the tests: ?1 now, ?2 max, ?3 lease expiry, ?4 owner,
      * ?5 handlers. Pooled tasks are not in its partial index and never claimed by it.
      */
@@ -297,17 +314,7 @@ public class QueueRepository {
                            ORDER BY q.available_at, q.id
                            LIMIT ?2) c
                 ),
-                claimable AS (
-                    SELECT q.id FROM eec_queue_item q JOIN candidates c ON c.id = q.id
-                     WHERE q.lease_token IS NULL
-                     ORDER BY c.turn
-                     LIMIT ?2
-                     FOR UPDATE OF q SKIP LOCKED)
-                UPDATE eec_queue_item q
-                   SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
-                  FROM claimable
-                 WHERE q.id = claimable.id
-                RETURNING %3$s""").formatted(filters, tierWeights, prefixed());
+                """ + LEASE_IN_TURN).formatted(filters, tierWeights, prefixed(), "candidates");
     }
 
     /**
@@ -396,17 +403,7 @@ public class QueueRepository {
                               FROM candidates c) c
                      WHERE c.pool IS NULL OR c.pool_rank <= c.room
                 ),
-                claimable AS (
-                    SELECT q.id FROM eec_queue_item q JOIN within_capacity c ON c.id = q.id
-                     WHERE q.lease_token IS NULL
-                     ORDER BY c.turn
-                     LIMIT ?2
-                     FOR UPDATE OF q SKIP LOCKED)
-                UPDATE eec_queue_item q
-                   SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
-                  FROM claimable
-                 WHERE q.id = claimable.id
-                RETURNING %3$s""").formatted(filters, tierWeights, prefixed());
+                """ + LEASE_IN_TURN).formatted(filters, tierWeights, prefixed(), "within_capacity");
     }
 
     /** Task rows whose lease ran out, taken off the queue in one statement (the reaper decides what follows). */

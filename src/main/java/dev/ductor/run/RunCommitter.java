@@ -98,19 +98,15 @@ public class RunCommitter {
             }
         }
         queue.enqueue(items, now);
-        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && !isExternal(i.handler()))) {
+        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && !StepHandlers.isExternal(i.handler()))) {
             signal.afterCommit(QueueSignal.Channel.STEP_WORKERS);
         }
-        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && isExternal(i.handler()))) {
+        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && StepHandlers.isExternal(i.handler()))) {
             signal.afterCommit(QueueSignal.Channel.EXTERNAL_CLAIMS);
         }
         if (items.stream().anyMatch(i -> i.kind() != QueueKind.TASK && !i.availableAt().isAfter(now))) {
             signal.afterCommit(QueueSignal.Channel.COORDINATORS);
         }
-    }
-
-    private static boolean isExternal(String handler) {
-        return handler != null && handler.startsWith(StepHandlers.EXTERNAL_PREFIX);
     }
 
     /** Wakes this JVM's coordinator loops when the current transaction commits (a wakeup was queued outside a tick). */

@@ -26,8 +26,12 @@ public class StepHandlers {
     }
 
     public boolean isKnown(String handler) {
-        return byName.containsKey(handler)
-                || (handler.startsWith(EXTERNAL_PREFIX) && handler.length() > EXTERNAL_PREFIX.length());
+        return byName.containsKey(handler) || (isExternal(handler) && handler.length() > EXTERNAL_PREFIX.length());
+    }
+
+    /** A handler an external worker runs (claimed over HTTP), never a step of this process. */
+    public static boolean isExternal(String handler) {
+        return handler != null && handler.startsWith(EXTERNAL_PREFIX);
     }
 
     public Optional<StepHandler> inProcess(String handler) {
