@@ -130,6 +130,14 @@ public interface DuctorConfig {
         @WithDefault("50ms")
         Duration idlePoll();
 
+        /** Threads applying finished steps' results to their runs, each in group commits. */
+        @WithDefault("2")
+        int committers();
+
+        /** Most results one group commit applies (one transaction, one versioned UPDATE per run). */
+        @WithDefault("64")
+        int commitBatchSize();
+
         /** Turn expired task leases into failed attempts (every pod may; SKIP LOCKED shares the work). */
         @WithDefault("true")
         boolean reaperEnabled();

@@ -1,15 +1,10 @@
 package dev.ductor.run;
 
 import dev.ductor.config.JsonCodec;
-import dev.ductor.queue.NewQueueItem;
-import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
-import dev.ductor.run.core.Effect;
 import dev.ductor.run.core.StateChecksum;
 import dev.ductor.run.core.TickResult;
-import dev.ductor.run.core.Transition;
-import dev.ductor.worker.StepHandlers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -20,8 +15,6 @@ import org.hibernate.StaleStateException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 
 /**
@@ -39,11 +32,15 @@ public class RunCommitter {
     private final RunInbox inbox;
     private final JsonCodec json;
     private final QueueSignal signal;
+    private final RunHistory history;
+    private final RunOutbox outbox;
 
     @Inject
     public RunCommitter(EntityManager em, NodeStatesCodec codec, QueueRepository queue, RunInbox inbox, JsonCodec json,
-                        QueueSignal signal) {
+                        QueueSignal signal, RunHistory history, RunOutbox outbox) {
         this.signal = signal;
+        this.history = history;
+        this.outbox = outbox;
         this.em = em;
         this.codec = codec;
         this.queue = queue;
@@ -73,40 +70,12 @@ public class RunCommitter {
 
     /** History and outbox rows of a tick; also used when a run is created with its first tick applied. */
     void writeConsequences(UUID runId, String tenant, String tier, TickResult result, Instant now) {
-        for (Transition transition : result.transitions()) {
-            RunTransitionEntity row = new RunTransitionEntity();
-            row.runId = runId;
-            row.seq = transition.seq();
-            row.at = now;
-            row.nodeId = transition.node();
-            row.fromState = transition.from();
-            row.toState = transition.to();
-            row.cause = transition.cause();
-            em.persist(row);
-        }
+        history.append(runId, result.transitions(), now);
         if (result.status().isTerminal()) {
             queue.deleteForRun(runId);
             return;
         }
-        List<NewQueueItem> items = new ArrayList<>();
-        for (Effect effect : result.effects()) {
-            if (effect instanceof Effect.DispatchTask task) {
-                items.add(NewQueueItem.task(tenant, tier, runId, task.node(), task.attempt(), task.handler(), task.pool(),
-                        json.write(task.input()), task.availableAt()));
-            } else if (effect instanceof Effect.ScheduleTimer timer) {
-                items.add(NewQueueItem.timer(tenant, tier, runId, timer.node(), timer.dueAt()));
-            }
-        }
-        queue.enqueue(items, now);
-        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && !StepHandlers.isExternal(i.handler()))) {
-            signal.afterCommit(QueueSignal.Channel.STEP_WORKERS);
-        }
-        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && StepHandlers.isExternal(i.handler()))) {
-            signal.afterCommit(QueueSignal.Channel.EXTERNAL_CLAIMS);
-        }
-        if (items.stream().anyMatch(i -> i.kind() != QueueKind.TASK && !i.availableAt().isAfter(now))) {
-            signal.afterCommit(QueueSignal.Channel.COORDINATORS);
-        }
+        outbox.write(outbox.items(runId, tenant, tier, result.effects()), now);
     }
 
     /** Wakes this JVM's coordinator loops when the current transaction commits (a wakeup was queued outside a tick). */

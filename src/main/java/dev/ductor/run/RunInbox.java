@@ -4,9 +4,16 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 
+import org.hibernate.Session;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -77,6 +84,30 @@ public class RunInbox {
                 .getResultList();
         return rows.stream().map(r -> new InboxMessage(((Number) r[0]).longValue(), InboxKind.valueOf((String) r[1]),
                 (String) r[2], r[3] == null ? null : ((Number) r[3]).intValue(), (String) r[4])).toList();
+    }
+
+    /** The pending rows of many runs in one statement, each run's in arrival order (the group commit's read). */
+    public Map<UUID, List<InboxMessage>> pending(Collection<UUID> runIds) {
+        if (runIds.isEmpty()) {
+            return Map.of();
+        }
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            Map<UUID, List<InboxMessage>> pending = new HashMap<>();
+            try (PreparedStatement select = connection.prepareStatement("""
+                    SELECT run_id, id, kind, node_id, attempt, CAST(payload AS text) FROM eec_run_inbox
+                     WHERE run_id = ANY(?) AND consumed_at IS NULL ORDER BY run_id, id""")) {
+                select.setArray(1, connection.createArrayOf("uuid", runIds.toArray()));
+                try (ResultSet rs = select.executeQuery()) {
+                    while (rs.next()) {
+                        int attempt = rs.getInt(5);
+                        pending.computeIfAbsent(rs.getObject(1, UUID.class), id -> new ArrayList<>())
+                                .add(new InboxMessage(rs.getLong(2), InboxKind.valueOf(rs.getString(3)), rs.getString(4),
+                                        rs.wasNull() ? null : attempt, rs.getString(6)));
+                    }
+                }
+            }
+            return pending;
+        });
     }
 
     public void markConsumed(Collection<Long> ids, Instant now) {

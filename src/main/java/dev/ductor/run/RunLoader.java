@@ -49,19 +49,31 @@ public class RunLoader {
     }
 
     RunSnapshot snapshot(WorkflowRunEntity entity) {
-        WorkflowDefinition definition = workflows.revision(entity.tenant, entity.workflowName, entity.workflowRevision);
-        Map<String, NodeState> nodes = codec.read(entity.nodeStates, definition);
+        return snapshot(new RunRows.Row(entity.runId, entity.tenant, entity.workflowName, entity.workflowRevision,
+                entity.status, entity.tier, entity.nodeStates, entity.lastTransitionSeq, entity.stateChecksum,
+                entity.dbRecordVersion, entity.input));
+    }
+
+    /** The pure snapshot of a row read by plain SQL, checksum verified. */
+    RunSnapshot snapshot(RunRows.Row row) {
+        WorkflowDefinition definition = workflows.revision(row.tenant(), row.workflowName(), row.revision());
+        Map<String, NodeState> nodes = codec.read(row.nodeStates(), definition);
         String computed = StateChecksum.of(nodes);
-        if (!computed.equals(entity.stateChecksum)) {
-            throw new CorruptRunStateException(entity.runId, entity.stateChecksum, computed);
+        if (!computed.equals(row.checksum())) {
+            throw new CorruptRunStateException(row.runId(), row.checksum(), computed);
         }
-        return new RunSnapshot(entity.runId, definition, RunStatus.valueOf(entity.status), nodes,
-                entity.lastTransitionSeq, entity.dbRecordVersion, json.tree(entity.input));
+        return new RunSnapshot(row.runId(), definition, RunStatus.valueOf(row.status()), nodes,
+                row.lastSeq(), row.version(), json.tree(row.input()));
     }
 
     private List<Input> inputs(UUID runId) {
+        return inputs(inbox.pending(runId));
+    }
+
+    /** Pending inbox rows as the tick's inputs, in arrival order. */
+    List<Input> inputs(List<InboxMessage> pending) {
         List<Input> inputs = new ArrayList<>();
-        for (InboxMessage message : inbox.pending(runId)) {
+        for (InboxMessage message : pending) {
             JsonNode payload = json.tree(message.payload());
             switch (message.kind()) {
                 case TASK_RESULT -> inputs.add(payload.path("completed").asBoolean()

@@ -7,6 +7,7 @@ import dev.ductor.run.core.RunStatus;
 import dev.ductor.run.core.StateChecksum;
 import dev.ductor.run.core.Tick;
 import dev.ductor.run.core.TickResult;
+import dev.ductor.run.core.Transition;
 import dev.ductor.workflow.WorkflowService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -15,6 +16,8 @@ import jakarta.transaction.Transactional;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,18 +34,20 @@ public class RunStarter {
     private final EntityManager em;
     private final WorkflowService workflows;
     private final NodeStatesCodec codec;
-    private final RunCommitter committer;
     private final RunQueries queries;
     private final JsonCodec json;
     private final Clock clock;
+    private final RunHistory history;
+    private final RunOutbox outbox;
 
     @Inject
-    public RunStarter(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, RunCommitter committer,
-                      RunQueries queries, JsonCodec json, Clock clock) {
+    public RunStarter(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, RunQueries queries,
+                      JsonCodec json, Clock clock, RunHistory history, RunOutbox outbox) {
+        this.history = history;
+        this.outbox = outbox;
         this.em = em;
         this.workflows = workflows;
         this.codec = codec;
-        this.committer = committer;
         this.queries = queries;
         this.json = json;
         this.clock = clock;
@@ -54,7 +59,8 @@ public class RunStarter {
     @Transactional
     public Started start(String tenant, String workflowName, StartRequest request) {
         WorkflowService.Pinned pinned = workflows.current(tenant, workflowName);
-        Instant now = clock.instant();
+        // Microseconds, as PostgreSQL keeps them, so the answer shows what a later read will.
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         UUID runId = UUID.randomUUID();
         Map<String, NodeState> pending = new LinkedHashMap<>();
         pinned.definition().nodes().forEach(n -> pending.put(n.id(), NodeState.pending()));
@@ -87,15 +93,16 @@ public class RunStarter {
         if (inserted == 0) {
             return new Started(false, queries.view(existing(tenant, workflowName, request.idempotencyKey())));
         }
-        RunTransitionEntity started = new RunTransitionEntity();
-        started.runId = runId;
-        started.seq = 1;
-        started.at = now;
-        started.toState = RunStatus.RUNNING.name();
-        started.cause = "started on revision " + pinned.revision();
-        em.persist(started);
-        committer.writeConsequences(runId, tenant, request.tier(), first, now);
-        return new Started(true, queries.view(em.find(WorkflowRunEntity.class, runId)));
+        List<Transition> history = new ArrayList<>();
+        history.add(new Transition(1, null, null, RunStatus.RUNNING.name(), "started on revision " + pinned.revision()));
+        history.addAll(first.transitions());
+        this.history.append(runId, history, now);
+        outbox.write(outbox.items(runId, tenant, request.tier(), first.effects()), now);
+        // The answer is what was just inserted: no need to read the row back.
+        Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
+        ordered.forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
+        return new Started(true, new RunView(runId, workflowName, pinned.revision(), first.status().name(), request.tier(),
+                request.idempotencyKey(), request.correlationKey(), nodes, request.input(), first.output(), 0, now, now));
     }
 
     private WorkflowRunEntity existing(String tenant, String workflowName, String idempotencyKey) {

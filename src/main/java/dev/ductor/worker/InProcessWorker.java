@@ -4,12 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.config.PodIdentity;
-import dev.ductor.error.ConflictException;
-import dev.ductor.queue.PollingLoops;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.queue.TierWeights;
+import dev.ductor.run.StepReport;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -23,131 +22,207 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs task nodes whose handler ships in this process. Each thread claims one task at a time, runs it
- * outside any transaction (a step may take minutes), heartbeats its lease meanwhile, and reports through
- * {@link TaskResults} with the claim's lease token.
+ * Runs task nodes whose handler ships in this process. One claimer takes as many tasks as there are free slots,
+ * in one claim (so a burst of work costs one claim, and one queued task wakes one claimer, not every thread);
+ * each task runs on a slot of its own, outside any transaction (a step may take minutes), heartbeating its lease
+ * meanwhile; its result goes to the {@link StepReporter}, which applies results to their runs in group commits.
  */
 @ApplicationScoped
 public class InProcessWorker {
 
     private static final Logger LOG = Logger.getLogger(InProcessWorker.class);
+    /** A claimed task whose lease has less than this left is handed back, not started: it could not finish in time. */
+    private static final Duration MIN_LEASE_LEFT = Duration.ofSeconds(1);
 
     private final QueueRepository queue;
     private final StepHandlers handlers;
     private final TaskResults results;
+    private final StepReporter reporter;
     private final QueueSignal signal;
     private final DuctorConfig config;
     private final PodIdentity pod;
     private final JsonCodec json;
     private final Clock clock;
     private final TierWeights weights;
-    private PollingLoops loops;
-    private ScheduledExecutorService heartbeats;
     private final Map<Long, QueueItem> inFlight = new ConcurrentHashMap<>();
+    private volatile boolean running;
+    private Semaphore slots;
+    private Thread claimer;
+    private ExecutorService steps;
+    private ScheduledExecutorService heartbeats;
 
     @Inject
-    public InProcessWorker(QueueRepository queue, StepHandlers handlers, TaskResults results, QueueSignal signal,
-                           DuctorConfig config, PodIdentity pod, JsonCodec json, Clock clock, TierWeights weights) {
-        this.weights = weights;
+    public InProcessWorker(QueueRepository queue, StepHandlers handlers, TaskResults results, StepReporter reporter,
+                           QueueSignal signal, DuctorConfig config, PodIdentity pod, JsonCodec json, Clock clock,
+                           TierWeights weights) {
         this.queue = queue;
         this.handlers = handlers;
         this.results = results;
+        this.reporter = reporter;
         this.signal = signal;
         this.config = config;
         this.pod = pod;
         this.json = json;
         this.clock = clock;
+        this.weights = weights;
     }
 
     void start(@Observes StartupEvent event) {
-        if (config.worker().enabled()) {
-            heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "ductor-heartbeat");
-                t.setDaemon(true);
-                return t;
-            });
-            loops = PollingLoops.start("ductor-worker", config.worker().threads(), this::round, config.worker().idlePoll(), signal,
-                    QueueSignal.Channel.STEP_WORKERS);
+        if (!config.worker().enabled()) {
+            return;
         }
+        int threads = config.worker().threads();
+        slots = new Semaphore(threads);
+        heartbeats = Executors.newSingleThreadScheduledExecutor(named("ductor-heartbeat", new AtomicInteger()));
+        steps = Executors.newFixedThreadPool(threads, named("ductor-worker-", new AtomicInteger()));
+        reporter.start();
+        running = true;
+        claimer = named("ductor-worker-claim", new AtomicInteger()).newThread(this::claimLoop);
+        claimer.start();
     }
 
     /**
-     * Lets running steps finish for a while, then hands the ones still running back to the queue, so that a
-     * pod restart never costs a run one of its attempts.
+     * Stops claiming, lets running steps finish for a while and their results commit, then hands the ones still
+     * running back to the queue, so that a pod restart never costs a run one of its attempts.
      */
     void stop(@Observes ShutdownEvent event) {
-        if (loops != null) {
-            loops.stop(Duration.ofSeconds(10));
-            heartbeats.shutdownNow();
-            inFlight.values().forEach(task -> {
-                try {
-                    QuarkusTransaction.requiringNew().run(() -> queue.release(task.id(), task.leaseToken(), clock.instant()));
-                    LOG.infof("released task %d of run %s unfinished for another pod", task.id(), task.runId());
-                } catch (RuntimeException e) {
-                    LOG.warnf("could not release task %d: %s; its lease will expire", task.id(), e.getMessage());
+        if (!running) {
+            return;
+        }
+        running = false;
+        claimer.interrupt();
+        steps.shutdown();
+        try {
+            steps.awaitTermination(10, TimeUnit.SECONDS);
+            claimer.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        reporter.stop(Duration.ofSeconds(10));
+        heartbeats.shutdownNow();
+        inFlight.values().forEach(task -> {
+            try {
+                QuarkusTransaction.requiringNew().run(() -> queue.release(task.id(), task.leaseToken(), clock.instant()));
+                LOG.infof("released task %d of run %s unfinished for another pod", task.id(), task.runId());
+            } catch (RuntimeException e) {
+                LOG.warnf("could not release task %d: %s; its lease will expire", task.id(), e.getMessage());
+            }
+        });
+    }
+
+    private void claimLoop() {
+        Duration idle = config.worker().idlePoll();
+        Duration backoff = idle;
+        while (running) {
+            try {
+                if (!slots.tryAcquire(idle.toMillis(), TimeUnit.MILLISECONDS)) {
+                    continue; // every slot busy: a finishing step frees one
                 }
-            });
+                int free = 1 + slots.drainPermits();
+                int claimed = claim(free);
+                slots.release(free - claimed);
+                backoff = idle;
+                if (claimed == 0) {
+                    signal.await(QueueSignal.Channel.STEP_WORKERS, idle);
+                }
+            } catch (InterruptedException e) {
+                return; // stopping
+            } catch (RuntimeException e) {
+                if (!running) {
+                    return;
+                }
+                // The database may be restarting or unreachable: back off instead of spinning on errors.
+                LOG.warnf(e, "claiming in-process tasks failed; retrying in %s", backoff);
+                try {
+                    Thread.sleep(backoff.toMillis());
+                } catch (InterruptedException stop) {
+                    return;
+                }
+                backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : backoff.multipliedBy(2);
+            }
         }
     }
 
-    public int round() {
+    /** One claim of up to {@code max} tasks, each started on a slot the caller reserved; returns how many. */
+    private int claim(int max) {
         Duration lease = config.worker().lease();
         List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(handlers.inProcessNames(),
-                null, null, pod.name(), 1, lease, clock.instant(), weights));
+                null, null, pod.name(), max, lease, clock.instant(), weights));
         for (QueueItem task : claimed) {
-            execute(task, lease);
+            inFlight.put(task.id(), task);
+            steps.execute(() -> {
+                try {
+                    run(task, lease);
+                } finally {
+                    inFlight.remove(task.id());
+                    slots.release();
+                }
+            });
         }
         return claimed.size();
     }
 
-    private void execute(QueueItem task, Duration lease) {
-        inFlight.put(task.id(), task);
-        try {
-            run(task, lease);
-        } finally {
-            inFlight.remove(task.id());
-        }
-    }
-
     private void run(QueueItem task, Duration lease) {
+        if (task.leaseExpiresAt().isBefore(clock.instant().plus(MIN_LEASE_LEFT))) {
+            LOG.infof("task %d of run %s: its lease ran out before it could start; not started", task.id(), task.runId());
+            return;
+        }
+        Thread stepThread = Thread.currentThread();
         long every = Math.max(1, lease.toMillis() / 3);
         ScheduledFuture<?> heartbeat = heartbeats.scheduleAtFixedRate(() -> {
             try {
                 results.heartbeat(null, task.id(), task.leaseToken(), lease);
-            } catch (RuntimeException lost) {
-                LOG.debugf("heartbeat of task %d failed: %s", task.id(), lost.getMessage());
+            } catch (dev.ductor.error.ConflictException lost) {
+                // Someone else owns the attempt now: stop the step, its result would be refused anyway.
+                LOG.infof("task %d of run %s: lease lost; stopping the step", task.id(), task.runId());
+                stepThread.interrupt();
+                throw lost; // ends this heartbeat schedule
+            } catch (RuntimeException failed) {
+                LOG.debugf("heartbeat of task %d failed: %s", task.id(), failed.getMessage());
             }
         }, every, every, TimeUnit.MILLISECONDS);
+        StepReport report;
         try {
             StepHandler handler = handlers.inProcess(task.handler()).orElseThrow();
             JsonNode input = task.payload() == null ? null : json.tree(task.payload());
-            JsonNode output;
-            try {
-                output = handler.run(input);
-            } catch (StepFailure failure) {
-                heartbeat.cancel(false);
-                results.fail(task.id(), task.leaseToken(), failure.getMessage(), failure.retryable());
-                return;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return; // shutting down: the lease runs out and another pod retries the step
-            } catch (Exception e) {
-                heartbeat.cancel(false);
-                results.fail(task.id(), task.leaseToken(), e.getClass().getSimpleName() + ": " + e.getMessage(), true);
-                return;
-            }
-            heartbeat.cancel(false);
-            results.complete(task.id(), task.leaseToken(), output);
-        } catch (ConflictException leaseLost) {
-            LOG.infof("task %d of run %s: %s", task.id(), task.runId(), leaseLost.getMessage());
+            report = StepReport.completed(task.id(), task.leaseToken(), task.runId(), task.nodeId(), task.attempt(),
+                    task.tenant(), task.tier(), handler.run(input));
+        } catch (StepFailure failure) {
+            report = failed(task, failure.getMessage(), failure.retryable());
+        } catch (InterruptedException e) {
+            return; // shutting down or the lease was lost: another pod runs the step
+        } catch (Exception e) {
+            report = failed(task, e.getClass().getSimpleName() + ": " + e.getMessage(), true);
         } finally {
             heartbeat.cancel(false);
+            Thread.interrupted(); // a lost-lease interrupt that came after the step finished must not leak to the next
         }
+        if (heartbeat.isDone() && !heartbeat.isCancelled()) {
+            return; // the lease was lost while the step ran
+        }
+        reporter.report(report);
+    }
+
+    private static StepReport failed(QueueItem task, String error, boolean retryable) {
+        return StepReport.failed(task.id(), task.leaseToken(), task.runId(), task.nodeId(), task.attempt(), task.tenant(),
+                task.tier(), error, retryable);
+    }
+
+    private static ThreadFactory named(String prefix, AtomicInteger counter) {
+        return r -> {
+            Thread t = new Thread(r, prefix.endsWith("-") ? prefix + counter.getAndIncrement() : prefix);
+            t.setDaemon(true);
+            return t;
+        };
     }
 }

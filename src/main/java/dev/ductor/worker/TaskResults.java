@@ -9,6 +9,7 @@ import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.run.InboxKind;
 import dev.ductor.run.RunInbox;
+import dev.ductor.run.StepReport;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -50,19 +51,22 @@ public class TaskResults {
     /** {@code tenant} scopes an external worker to its own tasks; null for in-process workers. */
     @Transactional
     public void complete(String tenant, long taskId, UUID leaseToken, JsonNode output) {
-        ObjectNode payload = json.mapper().createObjectNode();
-        payload.put("completed", true);
-        payload.set("output", output);
-        report(tenant, taskId, leaseToken, payload);
+        report(tenant, taskId, leaseToken, StepReport.payload(json.mapper(), true, output, null, false, leaseToken));
     }
 
     @Transactional
     public void fail(String tenant, long taskId, UUID leaseToken, String error, boolean retryable) {
-        ObjectNode payload = json.mapper().createObjectNode();
-        payload.put("completed", false);
-        payload.put("error", error == null ? "failed" : error);
-        payload.put("retryable", retryable);
-        report(tenant, taskId, leaseToken, payload);
+        report(tenant, taskId, leaseToken, StepReport.payload(json.mapper(), false, null, error, retryable, leaseToken));
+    }
+
+    /** An in-process step's result on its own, through the inbox (when its group commit failed as a whole). */
+    @Transactional
+    public void report(StepReport report) {
+        if (report.completed()) {
+            complete(null, report.taskId(), report.leaseToken(), report.output());
+        } else {
+            fail(null, report.taskId(), report.leaseToken(), report.error(), report.retryable());
+        }
     }
 
     /** For in-process workers, which may report any tenant's task. */
@@ -79,11 +83,8 @@ public class TaskResults {
     /** A lease that ran out is a failed attempt: the node's retry policy decides whether another follows. */
     @Transactional
     public void leaseExpired(dev.ductor.queue.QueueItem task) {
-        ObjectNode payload = json.mapper().createObjectNode();
-        payload.put("completed", false);
-        payload.put("error", "lease expired: the worker stopped heartbeating (crashed or stalled)");
-        payload.put("retryable", true);
-        payload.put("leaseToken", task.leaseToken().toString());
+        ObjectNode payload = StepReport.payload(json.mapper(), false, null,
+                "lease expired: the worker stopped heartbeating (crashed or stalled)", true, task.leaseToken());
         deliver(new TakenTask(task.runId(), task.nodeId(), task.attempt(), task.tenant(), task.tier()), task.id(), payload);
     }
 
@@ -98,7 +99,6 @@ public class TaskResults {
     }
 
     private void report(String tenant, long taskId, UUID leaseToken, ObjectNode payload) {
-        payload.put("leaseToken", leaseToken.toString());
         TakenTask task = take(tenant, taskId, leaseToken);
         if (task == null) {
             if (isIdenticalRepeat(taskId, payload)) {
@@ -111,7 +111,7 @@ public class TaskResults {
 
     private void deliver(TakenTask task, long taskId, ObjectNode payload) {
         Instant now = clock.instant();
-        inbox.deliver(task.runId(), InboxKind.TASK_RESULT, "result:" + task.node() + ":" + task.attempt(),
+        inbox.deliver(task.runId(), InboxKind.TASK_RESULT, StepReport.dedupKey(task.node(), task.attempt()),
                 task.node(), task.attempt(), taskId, json.write(payload), now);
         queue.enqueue(List.of(NewQueueItem.wakeup(task.tenant(), task.tier(), task.runId(), now)), now);
         signal.afterCommit(QueueSignal.Channel.COORDINATORS);

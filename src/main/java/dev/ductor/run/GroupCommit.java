@@ -1,0 +1,176 @@
+package dev.ductor.run;
+
+import dev.ductor.config.JsonCodec;
+import dev.ductor.metrics.DuctorMetrics;
+import dev.ductor.queue.NewQueueItem;
+import dev.ductor.queue.QueueRepository;
+import dev.ductor.run.core.Input;
+import dev.ductor.run.core.RunSnapshot;
+import dev.ductor.run.core.RunStatus;
+import dev.ductor.run.core.StateChecksum;
+import dev.ductor.run.core.Tick;
+import dev.ductor.run.core.TickResult;
+import dev.ductor.run.core.Transition;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * Applies finished in-process steps to their runs at once, many runs in one transaction: the step's report is
+ * the tick's input, so a step costs one commit instead of four (report, wakeup claim, tick, ack), and a batch of
+ * steps shares that commit's round trips and its WAL flush.
+ *
+ * <p>Each run is still its own pure tick on the state just read, committed by the versioned UPDATE
+ * ({@link RunRows#update}). A run that lost its race loses only its own part: its report goes to the run's inbox
+ * with a wakeup, in this same transaction, and the coordinator retries it on the seed's schedule like any other
+ * conflict. A run that cannot be ticked here (its state fails verification, its revision is missing) goes the same
+ * way, so it is handled, and reported, where every other tick is. Nothing is dropped: a report is either applied,
+ * in the inbox, or fenced off because its lease is no longer held.
+ */
+@ApplicationScoped
+public class GroupCommit {
+
+    private static final Logger LOG = Logger.getLogger(GroupCommit.class);
+
+    /** How a batch went: runs committed, runs that lost their race (sent to the inbox), reports fenced off. */
+    public record Outcome(int committed, int conflicts, int fenced) {
+    }
+
+    private final QueueRepository queue;
+    private final RunRows runs;
+    private final RunLoader loader;
+    private final RunInbox inbox;
+    private final RunHistory history;
+    private final RunOutbox outbox;
+    private final NodeStatesCodec codec;
+    private final JsonCodec json;
+    private final DuctorMetrics metrics;
+    private final Clock clock;
+
+    @Inject
+    public GroupCommit(QueueRepository queue, RunRows runs, RunLoader loader, RunInbox inbox, RunHistory history,
+                       RunOutbox outbox, NodeStatesCodec codec, JsonCodec json, DuctorMetrics metrics, Clock clock) {
+        this.queue = queue;
+        this.runs = runs;
+        this.loader = loader;
+        this.inbox = inbox;
+        this.history = history;
+        this.outbox = outbox;
+        this.codec = codec;
+        this.json = json;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    private record Planned(RunRows.Row row, TickResult result, List<StepReport> reports) {
+    }
+
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Outcome apply(List<StepReport> reports) {
+        long started = System.nanoTime();
+        Instant now = clock.instant();
+        Set<Long> taken = queue.takeLeasedTasks(reports.stream().map(StepReport::taskId).toList(),
+                reports.stream().map(StepReport::leaseToken).toList());
+        // Sorted by run id: the order in which every multi-run writer locks run rows (see RunRows#update).
+        Map<UUID, List<StepReport>> byRun = new TreeMap<>();
+        for (StepReport report : reports) {
+            if (taken.contains(report.taskId())) {
+                byRun.computeIfAbsent(report.runId(), id -> new ArrayList<>()).add(report);
+            } else {
+                LOG.infof("task %d of run %s: its lease was lost before the result arrived; the result is dropped",
+                        report.taskId(), report.runId());
+            }
+        }
+        Map<UUID, RunRows.Row> rows = runs.load(byRun.keySet());
+        Map<UUID, List<InboxMessage>> pending = inbox.pending(byRun.keySet());
+
+        List<Planned> planned = new ArrayList<>();
+        List<StepReport> viaInbox = new ArrayList<>();
+        Set<Long> discarded = new HashSet<>();
+        int noops = 0;
+        for (Map.Entry<UUID, List<StepReport>> run : byRun.entrySet()) {
+            RunRows.Row row = rows.get(run.getKey());
+            if (row == null || RunStatus.valueOf(row.status()).isTerminal()) {
+                continue; // a finished run's leftover task: nothing can change it any more
+            }
+            TickResult result;
+            try {
+                RunSnapshot snapshot = loader.snapshot(row);
+                List<Input> inputs = new ArrayList<>(loader.inputs(pending.getOrDefault(row.runId(), List.of())));
+                run.getValue().forEach(report -> inputs.add(report.input()));
+                result = Tick.tick(snapshot, inputs, now);
+            } catch (RuntimeException cannotTickHere) {
+                LOG.warnf("run %s cannot be ticked in a group commit (%s); its results go through its inbox",
+                        row.runId(), cannotTickHere.getMessage());
+                viaInbox.addAll(run.getValue());
+                continue;
+            }
+            discarded.addAll(result.discardedInputs());
+            if (result.isNoop()) {
+                noops++;
+            } else {
+                planned.add(new Planned(row, result, run.getValue()));
+            }
+        }
+
+        boolean[] won = runs.update(planned.stream().map(p -> new RunRows.Write(p.row().runId(), p.row().version(),
+                p.result().status().name(), codec.write(p.result().nodes()), StateChecksum.of(p.result().nodes()),
+                p.result().lastSeq(), json.write(p.result().output()))).toList(), now);
+
+        Map<UUID, List<Transition>> transitions = new LinkedHashMap<>();
+        List<UUID> finished = new ArrayList<>();
+        List<NewQueueItem> items = new ArrayList<>();
+        Set<Long> consumed = new HashSet<>(discarded);
+        int committed = 0;
+        for (int i = 0; i < planned.size(); i++) {
+            Planned p = planned.get(i);
+            if (!won[i]) {
+                viaInbox.addAll(p.reports()); // lost its race: the coordinator retries it from the inbox
+                continue;
+            }
+            committed++;
+            UUID runId = p.row().runId();
+            transitions.put(runId, p.result().transitions());
+            consumed.addAll(p.result().consumedInputs());
+            if (p.result().status().isTerminal()) {
+                finished.add(runId);
+            } else {
+                items.addAll(outbox.items(runId, p.row().tenant(), p.row().tier(), p.result().effects()));
+            }
+        }
+        history.append(transitions, now);
+        queue.deleteForRuns(finished);
+        for (StepReport report : viaInbox) {
+            inbox.deliver(report.runId(), InboxKind.TASK_RESULT, StepReport.dedupKey(report.node(), report.attempt()),
+                    report.node(), report.attempt(), report.taskId(), json.write(report.payload(json.mapper())), now);
+            items.add(NewQueueItem.wakeup(report.tenant(), report.tier(), report.runId(), now));
+        }
+        outbox.write(items, now);
+        inbox.markConsumed(consumed, now);
+
+        long nanos = System.nanoTime() - started;
+        int conflicts = planned.size() - committed;
+        for (int i = 0; i < committed; i++) {
+            metrics.tick(TickOutcome.COMMITTED, nanos);
+        }
+        for (int i = 0; i < conflicts; i++) {
+            metrics.tick(TickOutcome.CONFLICT, nanos);
+        }
+        for (int i = 0; i < noops; i++) {
+            metrics.tick(TickOutcome.NOOP, nanos);
+        }
+        return new Outcome(committed, conflicts, reports.size() - taken.size());
+    }
+}

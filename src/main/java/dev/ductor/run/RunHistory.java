@@ -1,0 +1,63 @@
+package dev.ductor.run;
+
+import dev.ductor.run.core.Transition;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import org.hibernate.Session;
+
+import java.sql.PreparedStatement;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Appends history rows in the caller's transaction. One JDBC batch for all of a commit's transitions, of one run
+ * or of many: the entity's IDENTITY key would make Hibernate send each row on its own round trip, and a step
+ * writes two or three of them. Reads go through {@link RunTransitionEntity}.
+ */
+@ApplicationScoped
+public class RunHistory {
+
+    private static final String INSERT = """
+            INSERT INTO eec_run_transition (run_id, seq, at, node_id, from_state, to_state, cause)
+            VALUES (?, ?, ?, ?, ?, ?, ?)""";
+
+    private final EntityManager em;
+
+    @Inject
+    public RunHistory(EntityManager em) {
+        this.em = em;
+    }
+
+    public void append(UUID runId, List<Transition> transitions, Instant at) {
+        append(Map.of(runId, transitions), at);
+    }
+
+    public void append(Map<UUID, List<Transition>> byRun, Instant at) {
+        if (byRun.values().stream().allMatch(List::isEmpty)) {
+            return;
+        }
+        em.unwrap(Session.class).doWork(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+                OffsetDateTime when = at.atOffset(ZoneOffset.UTC);
+                for (Map.Entry<UUID, List<Transition>> run : byRun.entrySet()) {
+                    for (Transition transition : run.getValue()) {
+                        insert.setObject(1, run.getKey());
+                        insert.setLong(2, transition.seq());
+                        insert.setObject(3, when);
+                        insert.setString(4, transition.node());
+                        insert.setString(5, transition.from());
+                        insert.setString(6, transition.to());
+                        insert.setString(7, transition.cause());
+                        insert.addBatch();
+                    }
+                }
+                insert.executeBatch();
+            }
+        });
+    }
+}

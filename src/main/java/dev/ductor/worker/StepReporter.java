@@ -1,0 +1,112 @@
+package dev.ductor.worker;
+
+import dev.ductor.config.DuctorConfig;
+import dev.ductor.error.ConflictException;
+import dev.ductor.run.GroupCommit;
+import dev.ductor.run.StepReport;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Applies the in-process steps' results to their runs in group commits. A committer takes whatever results have
+ * arrived, up to the batch size, and commits them in one transaction ({@link GroupCommit}); it never waits to
+ * fill a batch, so a lone result commits at once and a burst shares one commit. If a group commit fails as a
+ * whole (the database went away, say), each of its results is reported on its own through the inbox instead;
+ * a result that cannot be reported at all is lost with its lease, which the lease reaper turns into a retried
+ * attempt, exactly as when a pod crashes.
+ */
+@ApplicationScoped
+public class StepReporter {
+
+    private static final Logger LOG = Logger.getLogger(StepReporter.class);
+
+    private final GroupCommit groupCommit;
+    private final TaskResults results;
+    private final DuctorConfig config;
+    private final LinkedBlockingQueue<StepReport> reports = new LinkedBlockingQueue<>();
+    private final List<Thread> committers = new ArrayList<>();
+    private volatile boolean running;
+
+    @Inject
+    public StepReporter(GroupCommit groupCommit, TaskResults results, DuctorConfig config) {
+        this.groupCommit = groupCommit;
+        this.results = results;
+        this.config = config;
+    }
+
+    void start() {
+        running = true;
+        for (int i = 0; i < config.worker().committers(); i++) {
+            Thread committer = new Thread(this::commitLoop, "ductor-step-commit-" + i);
+            committer.setDaemon(true);
+            committers.add(committer);
+            committer.start();
+        }
+    }
+
+    /** Queues a finished step's result for the next group commit. */
+    void report(StepReport report) {
+        reports.add(report);
+    }
+
+    /** Commits what is still queued, then stops the committers (waiting up to {@code grace}). */
+    void stop(Duration grace) {
+        running = false;
+        long deadline = System.nanoTime() + grace.toNanos();
+        for (Thread committer : committers) {
+            try {
+                committer.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private void commitLoop() {
+        int max = config.worker().commitBatchSize();
+        List<StepReport> batch = new ArrayList<>(max);
+        while (running || !reports.isEmpty()) {
+            try {
+                StepReport first = reports.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                reports.drainTo(batch, max - 1);
+                commit(batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } finally {
+                batch.clear();
+            }
+        }
+    }
+
+    private void commit(List<StepReport> batch) {
+        try {
+            groupCommit.apply(batch);
+        } catch (RuntimeException groupFailed) {
+            LOG.warnf("a group commit of %d step results failed (%s); reporting them one by one", batch.size(),
+                    groupFailed.getMessage());
+            for (StepReport report : batch) {
+                try {
+                    results.report(report);
+                } catch (ConflictException leaseLost) {
+                    LOG.infof("task %d of run %s: %s", report.taskId(), report.runId(), leaseLost.getMessage());
+                } catch (RuntimeException failed) {
+                    LOG.warnf("the result of task %d of run %s could not be recorded (%s); its lease will expire and"
+                            + " the attempt be retried", report.taskId(), report.runId(), failed.getMessage());
+                }
+            }
+        }
+    }
+}
