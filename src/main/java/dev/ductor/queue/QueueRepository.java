@@ -10,13 +10,16 @@ import jakarta.transaction.Transactional;
 import org.hibernate.Session;
 
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -133,10 +136,15 @@ public class QueueRepository {
                 .executeUpdate();
     }
 
-    /** The coordinator claim, also EXPLAINed by the tests: ?1 now, ?2 max, ?3 lease expiry, ?4 owner. */
+    /**
+     * The coordinator claim, also EXPLAINed by the tests: ?1 now, ?2 max, ?3 lease expiry, ?4 owner. The UPDATE
+     * names the claimed rows by {@code id = ANY(...)} rather than joining them: a queue table's statistics are stale
+     * by nature (it empties and refills between two autovacuum passes), and a join lets a planner that believes the
+     * table holds one row scan all of it once per claimed row.
+     */
     static String coordinatorClaimSql(String kindList) {
         return """
-                WITH claimable AS (
+                WITH claimable AS MATERIALIZED (
                     SELECT id FROM eec_queue_item
                      WHERE kind IN (%s) AND available_at <= ?1
                      ORDER BY available_at, id
@@ -144,8 +152,7 @@ public class QueueRepository {
                      FOR UPDATE SKIP LOCKED)
                 UPDATE eec_queue_item q
                    SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
-                  FROM claimable
-                 WHERE q.id = claimable.id
+                 WHERE q.id = ANY(ARRAY(SELECT id FROM claimable))
                 RETURNING %s""".formatted(kindList, prefixed());
     }
 
@@ -278,18 +285,26 @@ public class QueueRepository {
     /**
      * The last step of both task claims: lock the chosen rows in turn order, skipping rows another claimer holds,
      * and lease them. {@code %3$s} takes the returned columns, {@code %4$s} the CTE of chosen {@code (id, turn)}.
+     * That CTE is declared {@code MATERIALIZED}, computed once: inlined, the planner is free to drive the join from
+     * the queue table, and a queue table's statistics are always stale (it empties and refills between two
+     * autovacuum passes). Believing it holds one row, PostgreSQL then scanned the whole table and re-ran the
+     * lottery's index scans once per row: 87 ms a claim with 900 due tasks, which stalled a chain3 benchmark to
+     * 3 runs/s until autovacuum came by. So nothing here lets the planner choose how to reach the queue table: the
+     * chosen rows are visited in turn order by primary key (a LATERAL lookup per candidate, which is also where
+     * each row is locked, so {@code LIMIT} stops locking once it has {@code max}), and the UPDATE names its rows by
+     * {@code id = ANY(...)}. See {@link #coordinatorClaimSql} for the same rule.
      */
     private static final String LEASE_IN_TURN = """
-                claimable AS (
-                    SELECT q.id FROM eec_queue_item q JOIN %4$s c ON c.id = q.id
-                     WHERE q.lease_token IS NULL
-                     ORDER BY c.turn
-                     LIMIT ?2
-                     FOR UPDATE OF q SKIP LOCKED)
+                claimable AS MATERIALIZED (
+                    SELECT l.id FROM (SELECT id, turn FROM %4$s ORDER BY turn) c
+                     CROSS JOIN LATERAL (
+                         SELECT q.id FROM eec_queue_item q
+                          WHERE q.id = c.id AND q.lease_token IS NULL
+                            FOR UPDATE OF q SKIP LOCKED) l
+                     LIMIT ?2)
                 UPDATE eec_queue_item q
                    SET available_at = ?3, lease_token = gen_random_uuid(), lease_owner = ?4, deliveries = q.deliveries + 1
-                  FROM claimable
-                 WHERE q.id = claimable.id
+                 WHERE q.id = ANY(ARRAY(SELECT id FROM claimable))
                 RETURNING %3$s""";
 
     /**
@@ -304,7 +319,7 @@ public class QueueRepository {
                            -ln(1.0 - random()) AS phase
                       FROM flows f LEFT JOIN (VALUES %2$s) AS w(tier, weight) ON w.tier = f.tier
                 ),
-                candidates AS (
+                candidates AS MATERIALIZED (
                     SELECT c.id, (c.rank - 1 + s.phase) / s.share AS turn
                       FROM shares s CROSS JOIN LATERAL (
                           SELECT q.id, row_number() OVER (ORDER BY q.available_at, q.id) AS rank
@@ -397,7 +412,7 @@ public class QueueRepository {
                       FROM ranked r JOIN shares s ON s.tier = r.tier AND s.tenant = r.tenant
                      WHERE r.rank <= ?2
                 ),
-                within_capacity AS (
+                within_capacity AS MATERIALIZED (
                     SELECT c.id, c.turn
                       FROM (SELECT c.*, row_number() OVER (PARTITION BY c.tenant, c.pool ORDER BY c.turn) AS pool_rank
                               FROM candidates c) c
@@ -410,13 +425,13 @@ public class QueueRepository {
     @SuppressWarnings("unchecked")
     public List<QueueItem> takeExpiredTaskLeases(Instant now, int max) {
         List<Object[]> rows = em.createNativeQuery("""
-                        WITH expired AS (
+                        WITH expired AS MATERIALIZED (
                             SELECT id FROM eec_queue_item
                              WHERE kind = 'TASK' AND lease_token IS NOT NULL AND available_at <= ?1
                              ORDER BY available_at, id
                              LIMIT ?2
                              FOR UPDATE SKIP LOCKED)
-                        DELETE FROM eec_queue_item q USING expired WHERE q.id = expired.id
+                        DELETE FROM eec_queue_item q WHERE q.id = ANY(ARRAY(SELECT id FROM expired))
                         RETURNING %s""".formatted(prefixed()))
                 .setParameter(1, now)
                 .setParameter(2, max)
@@ -432,6 +447,49 @@ public class QueueRepository {
                 .setParameter(2, leaseToken)
                 .setParameter(3, now)
                 .executeUpdate() == 1;
+    }
+
+    /**
+     * Deletes the task rows still leased with the given tokens (id and token at the same index), in one statement;
+     * returns the ids it took. Matching ids and tokens as two sets is matching them as pairs, because a lease token
+     * is a fresh random UUID issued for one row; and a single-table predicate keeps the planner from joining its
+     * way through a queue table it believes empty (see {@link #coordinatorClaimSql}). A row missing from the answer was fenced off: its lease expired and it was reaped or
+     * claimed again, or its run finished.
+     */
+    public Set<Long> takeLeasedTasks(List<Long> ids, List<UUID> leaseTokens) {
+        if (ids.isEmpty()) {
+            return Set.of();
+        }
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            Set<Long> taken = new HashSet<>();
+            try (PreparedStatement delete = connection.prepareStatement("""
+                    DELETE FROM eec_queue_item
+                     WHERE id = ANY(?) AND lease_token = ANY(?) AND kind = 'TASK'
+                    RETURNING id""")) {
+                delete.setArray(1, connection.createArrayOf("bigint", ids.toArray()));
+                delete.setArray(2, connection.createArrayOf("uuid", leaseTokens.toArray()));
+                try (ResultSet rs = delete.executeQuery()) {
+                    while (rs.next()) {
+                        taken.add(rs.getLong(1));
+                    }
+                }
+            }
+            return taken;
+        });
+    }
+
+    /** Finished runs' leftover tasks and timers, in one statement. */
+    public int deleteForRuns(Collection<UUID> runIds) {
+        if (runIds.isEmpty()) {
+            return 0;
+        }
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement delete = connection.prepareStatement(
+                    "DELETE FROM eec_queue_item WHERE run_id = ANY(?) AND kind <> 'WAKEUP'")) {
+                delete.setArray(1, connection.createArrayOf("uuid", runIds.toArray()));
+                return delete.executeUpdate();
+            }
+        });
     }
 
     /** A finished run's leftover tasks and timers can never matter again. */
