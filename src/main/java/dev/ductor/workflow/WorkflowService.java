@@ -139,11 +139,16 @@ public class WorkflowService {
     /** The current revision, parsed, for starting a run. */
     @Transactional
     public Pinned current(String tenant, String name) {
-        WorkflowDefinitionEntity entity = find(tenant, name);
-        if (entity == null) {
+        // Only the revision number: every start asks, and the parsed revision comes from the cache below.
+        List<?> found = em.createNativeQuery("SELECT revision FROM eec_workflow_definition WHERE tenant = ?1 AND name = ?2")
+                .setParameter(1, tenant)
+                .setParameter(2, name)
+                .getResultList();
+        if (found.isEmpty()) {
             throw new NotFoundException("Workflow", name);
         }
-        return new Pinned(entity.revision, revision(tenant, name, entity.revision));
+        int revision = ((Number) found.get(0)).intValue();
+        return new Pinned(revision, revision(tenant, name, revision));
     }
 
     /** A pinned revision, parsed once per JVM. */
@@ -164,7 +169,7 @@ public class WorkflowService {
         return em.createQuery("FROM WorkflowDefinitionEntity WHERE tenant = :tenant AND name = :name", WorkflowDefinitionEntity.class)
                 .setParameter("tenant", tenant)
                 .setParameter("name", name)
-                .getResultStream().findFirst().orElse(null);
+                .getResultList().stream().findFirst().orElse(null);
     }
 
     private StoredWorkflow view(WorkflowDefinitionEntity entity) {
