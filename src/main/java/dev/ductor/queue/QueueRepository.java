@@ -82,6 +82,69 @@ public class QueueRepository {
         });
     }
 
+    private static final String ENQUEUE_LEASED_SQL = """
+            INSERT INTO eec_queue_item (kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key,
+                                        payload, requeue_count, available_at, created_at, lease_token, lease_owner, deliveries)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?, 1)
+            ON CONFLICT (task_key) WHERE task_key IS NOT NULL DO NOTHING""";
+
+    /**
+     * Inserts tasks already leased to {@code owner}, as if claimed the moment they were queued: the pod that
+     * dispatched them runs them itself, without a claim (see fairness.md, "Eager dispatch"). One JDBC batch; a task
+     * whose key is already queued is skipped and not returned.
+     */
+    public List<QueueItem> enqueueLeased(List<NewQueueItem> tasks, String owner, Duration lease, Instant now) {
+        if (tasks.isEmpty()) {
+            return List.of();
+        }
+        em.flush();
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            Instant expires = now.plus(lease);
+            List<UUID> tokens = new ArrayList<>(tasks.size());
+            try (PreparedStatement insert = connection.prepareStatement(ENQUEUE_LEASED_SQL, new String[] {"id", "task_key"})) {
+                OffsetDateTime created = now.atOffset(ZoneOffset.UTC);
+                for (NewQueueItem item : tasks) {
+                    UUID token = UUID.randomUUID();
+                    tokens.add(token);
+                    insert.setString(1, item.kind().name());
+                    insert.setString(2, item.tenant());
+                    insert.setString(3, item.tier());
+                    insert.setObject(4, item.runId());
+                    insert.setString(5, item.nodeId());
+                    insert.setInt(6, item.attempt());
+                    insert.setString(7, item.handler());
+                    insert.setString(8, item.pool());
+                    insert.setString(9, item.taskKey());
+                    insert.setString(10, item.payload());
+                    insert.setInt(11, item.requeueCount());
+                    insert.setObject(12, expires.atOffset(ZoneOffset.UTC));
+                    insert.setObject(13, created);
+                    insert.setObject(14, token);
+                    insert.setString(15, owner);
+                    insert.addBatch();
+                }
+                insert.executeBatch();
+                java.util.Map<String, Long> ids = new java.util.HashMap<>();
+                try (ResultSet keys = insert.getGeneratedKeys()) {
+                    while (keys.next()) {
+                        ids.put(keys.getString(2), keys.getLong(1));
+                    }
+                }
+                List<QueueItem> leased = new ArrayList<>(ids.size());
+                for (int i = 0; i < tasks.size(); i++) {
+                    NewQueueItem item = tasks.get(i);
+                    Long id = ids.get(item.taskKey());
+                    if (id != null) {
+                        leased.add(new QueueItem(id, item.kind(), item.tenant(), item.tier(), item.runId(), item.nodeId(),
+                                item.attempt(), item.handler(), item.pool(), item.payload(), item.requeueCount(),
+                                tokens.get(i), expires, 1));
+                    }
+                }
+                return leased;
+            }
+        });
+    }
+
     /**
      * Claims up to {@code max} due coordinator items (wakeups, timers) in one statement, oldest due first.
      * Rows another claimer holds are skipped, not waited for. The claim pushes {@code available_at} to the

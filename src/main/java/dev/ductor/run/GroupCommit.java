@@ -3,6 +3,8 @@ package dev.ductor.run;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.metrics.DuctorMetrics;
 import dev.ductor.queue.NewQueueItem;
+import dev.ductor.queue.QueueItem;
+import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.RunSnapshot;
@@ -17,6 +19,7 @@ import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,6 +29,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.Predicate;
 
 /**
  * Applies finished in-process steps to their runs at once, many runs in one transaction: the step's report is
@@ -44,9 +48,32 @@ public class GroupCommit {
 
     private static final Logger LOG = Logger.getLogger(GroupCommit.class);
 
-    /** How a batch went: runs committed, runs that lost their race (sent to the inbox), reports fenced off. */
-    public record Outcome(int committed, int conflicts, int fenced) {
+    /**
+     * How a batch went: runs committed, runs that lost their race (sent to the inbox), reports fenced off, and the
+     * next steps it leased to the committing pod (eager dispatch), for that pod to run once this commit is durable.
+     */
+    public record Outcome(int committed, int conflicts, int fenced, List<QueueItem> leased) {
+
+        public Outcome(int committed, int conflicts, int fenced) {
+            this(committed, conflicts, fenced, List.of());
+        }
     }
+
+    /**
+     * How many of the steps this commit dispatches the committing pod will run itself, leased to it in the same
+     * transaction instead of queued for a claim: at most {@code slots}, only those due now, outside any pool, of a
+     * handler {@code runsHere}. {@link #NONE} takes none.
+     */
+    public record Eager(int slots, Predicate<String> runsHere, String owner, Duration lease) {
+
+        public static final Eager NONE = new Eager(0, handler -> false, null, Duration.ZERO);
+
+        boolean takes(NewQueueItem item, Instant now) {
+            return item.kind() == QueueKind.TASK && item.pool() == null && !item.availableAt().isAfter(now)
+                    && runsHere.test(item.handler());
+        }
+    }
+
 
     private final QueueRepository queue;
     private final RunRows runs;
@@ -78,7 +105,7 @@ public class GroupCommit {
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public Outcome apply(List<StepReport> reports) {
+    public Outcome apply(List<StepReport> reports, Eager eager) {
         long started = System.nanoTime();
         Instant now = clock.instant();
         Set<Long> taken = queue.takeLeasedTasks(reports.stream().map(StepReport::taskId).toList(),
@@ -157,7 +184,13 @@ public class GroupCommit {
                     report.node(), report.attempt(), report.taskId(), json.write(report.payload(json.mapper())), now);
             items.add(NewQueueItem.wakeup(report.tenant(), report.tier(), report.runId(), now));
         }
-        outbox.write(items, now);
+        List<NewQueueItem> eagerItems = new ArrayList<>();
+        List<NewQueueItem> queued = new ArrayList<>();
+        for (NewQueueItem item : items) {
+            (eagerItems.size() < eager.slots() && eager.takes(item, now) ? eagerItems : queued).add(item);
+        }
+        List<QueueItem> leased = queue.enqueueLeased(eagerItems, eager.owner(), eager.lease(), now);
+        outbox.write(queued, now);
         inbox.markConsumed(consumed, now);
 
         long nanos = System.nanoTime() - started;
@@ -171,6 +204,6 @@ public class GroupCommit {
         for (int i = 0; i < noops; i++) {
             metrics.tick(TickOutcome.NOOP, nanos);
         }
-        return new Outcome(committed, conflicts, reports.size() - taken.size());
+        return new Outcome(committed, conflicts, reports.size() - taken.size(), leased);
     }
 }

@@ -1,6 +1,5 @@
 package dev.ductor.run;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ductor.config.JsonCodec;
@@ -16,9 +15,6 @@ import java.util.Map;
 /** The {@code node_states} column: {@code {id: {state, attempts, output?, error?}}}, read back in definition order. */
 @ApplicationScoped
 public class NodeStatesCodec {
-
-    private static final TypeReference<Map<String, JsonNode>> RAW = new TypeReference<>() {
-    };
 
     private final JsonCodec json;
 
@@ -45,7 +41,7 @@ public class NodeStatesCodec {
 
     /** jsonb does not keep key order, so the definition decides it. */
     public Map<String, NodeState> read(String stored, WorkflowDefinition definition) {
-        Map<String, JsonNode> raw = json.mapper().convertValue(json.tree(stored), RAW);
+        JsonNode raw = json.tree(stored);
         Map<String, NodeState> nodes = new LinkedHashMap<>();
         definition.nodes().forEach(def -> {
             JsonNode n = raw.get(def.id());

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -85,7 +86,7 @@ public class InProcessWorker {
         slots = new Semaphore(threads);
         heartbeats = Executors.newSingleThreadScheduledExecutor(named("ductor-heartbeat", new AtomicInteger()));
         steps = Executors.newFixedThreadPool(threads, named("ductor-worker-", new AtomicInteger()));
-        reporter.start();
+        reporter.start(this);
         running = true;
         claimer = named("ductor-worker-claim", new AtomicInteger()).newThread(this::claimLoop);
         claimer.start();
@@ -158,18 +159,54 @@ public class InProcessWorker {
         Duration lease = config.worker().lease();
         List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(handlers.inProcessNames(),
                 null, null, pod.name(), max, lease, clock.instant(), weights));
-        for (QueueItem task : claimed) {
-            inFlight.put(task.id(), task);
+        claimed.forEach(this::runLeased);
+        return claimed.size();
+    }
+
+    /** Runs a task leased to this pod on a slot the caller reserved; the slot is freed when the step ends. */
+    void runLeased(QueueItem task) {
+        inFlight.put(task.id(), task);
+        try {
             steps.execute(() -> {
                 try {
-                    run(task, lease);
+                    run(task, config.worker().lease());
                 } finally {
                     inFlight.remove(task.id());
                     slots.release();
                 }
             });
+        } catch (RejectedExecutionException stopping) {
+            // Leased in the instant this pod began to stop: hand it back at once rather than let its lease run out.
+            inFlight.remove(task.id());
+            slots.release();
+            try {
+                QuarkusTransaction.requiringNew().run(() -> queue.release(task.id(), task.leaseToken(), clock.instant()));
+            } catch (RuntimeException e) {
+                LOG.warnf("could not release task %d: %s; its lease will expire", task.id(), e.getMessage());
+            }
         }
-        return claimed.size();
+    }
+
+    /** Reserves up to {@code max} free slots without waiting; returns how many it got. */
+    int reserveSlots(int max) {
+        int got = 0;
+        while (got < max && running && slots.tryAcquire()) {
+            got++;
+        }
+        return got;
+    }
+
+    void releaseSlots(int count) {
+        slots.release(count);
+    }
+
+    /** Whether a handler is one of this process's own, so a step of it can run here. */
+    boolean runsHere(String handler) {
+        return handlers.inProcess(handler).isPresent();
+    }
+
+    String owner() {
+        return pod.name();
     }
 
     private void run(QueueItem task, Duration lease) {

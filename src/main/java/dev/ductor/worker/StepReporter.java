@@ -33,6 +33,7 @@ public class StepReporter {
     private final LinkedBlockingQueue<StepReport> reports = new LinkedBlockingQueue<>();
     private final List<Thread> committers = new ArrayList<>();
     private volatile boolean running;
+    private InProcessWorker worker;
 
     @Inject
     public StepReporter(GroupCommit groupCommit, TaskResults results, DuctorConfig config) {
@@ -41,7 +42,9 @@ public class StepReporter {
         this.config = config;
     }
 
-    void start() {
+    /** Starts the committers; {@code worker} runs the next steps each group commit leases to this pod. */
+    void start(InProcessWorker worker) {
+        this.worker = worker;
         running = true;
         for (int i = 0; i < config.worker().committers(); i++) {
             Thread committer = new Thread(this::commitLoop, "ductor-step-commit-" + i);
@@ -91,9 +94,16 @@ public class StepReporter {
         }
     }
 
+    /**
+     * Commits the batch, letting it lease as many of the steps it dispatches to this pod as there are free slots
+     * (eager dispatch: a chain's next step runs here without a claim); those start once the commit is durable.
+     */
     private void commit(List<StepReport> batch) {
+        int reserved = worker.reserveSlots(batch.size());
+        List<dev.ductor.queue.QueueItem> leased = List.of();
         try {
-            groupCommit.apply(batch);
+            leased = groupCommit.apply(batch, new GroupCommit.Eager(reserved, worker::runsHere, worker.owner(),
+                    config.worker().lease())).leased();
         } catch (RuntimeException groupFailed) {
             LOG.warnf("a group commit of %d step results failed (%s); reporting them one by one", batch.size(),
                     groupFailed.getMessage());
@@ -107,6 +117,9 @@ public class StepReporter {
                             + " the attempt be retried", report.taskId(), report.runId(), failed.getMessage());
                 }
             }
+        } finally {
+            worker.releaseSlots(reserved - leased.size());
         }
+        leased.forEach(worker::runLeased);
     }
 }

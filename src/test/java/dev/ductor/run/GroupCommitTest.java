@@ -80,7 +80,7 @@ class GroupCommitTest {
         List<Claimed> runs = startedChains(5);
         List<Long> before = runs.stream().map(c -> fixtures.version(c.runId())).toList();
 
-        GroupCommit.Outcome outcome = groupCommit.apply(runs.stream().map(Claimed::completed).toList());
+        GroupCommit.Outcome outcome = groupCommit.apply(runs.stream().map(Claimed::completed).toList(), GroupCommit.Eager.NONE);
 
         assertEquals(new GroupCommit.Outcome(5, 0, 0), outcome);
         for (int i = 0; i < runs.size(); i++) {
@@ -97,12 +97,49 @@ class GroupCommitTest {
     }
 
     @Test
+    void aCommitLeasesAsManyNextStepsToItsPodAsItHasSlotsAndQueuesTheRest() {
+        List<Claimed> runs = startedChains(3);
+        GroupCommit.Eager eager = new GroupCommit.Eager(2, "noop"::equals, "pod-eager", java.time.Duration.ofSeconds(30));
+
+        GroupCommit.Outcome outcome = groupCommit.apply(runs.stream().map(Claimed::completed).toList(), eager);
+
+        assertEquals(3, outcome.committed());
+        assertEquals(2, outcome.leased().size(), "two slots: two next steps leased to this pod");
+        for (QueueItem next : outcome.leased()) {
+            assertEquals("n1", next.nodeId());
+            assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE id = ?1 AND lease_token = ?2"
+                    + " AND lease_owner = 'pod-eager'", next.id(), next.leaseToken()), "leased in the commit itself");
+        }
+        long queued = 0;
+        for (Claimed run : runs) {
+            queued += fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND node_id = 'n1'"
+                    + " AND lease_token IS NULL", run.runId());
+        }
+        assertEquals(1, queued, "the third waits for a claim");
+
+        QueueItem leased = outcome.leased().get(0);
+        GroupCommit.Outcome next = groupCommit.apply(List.of(StepReport.completed(leased.id(), leased.leaseToken(),
+                leased.runId(), leased.nodeId(), leased.attempt(), leased.tenant(), leased.tier(), null)), GroupCommit.Eager.NONE);
+        assertEquals(1, next.committed(), "an eagerly leased step reports like a claimed one, fenced by its token");
+    }
+
+    @Test
+    void aStepOfAHandlerThisPodCannotRunIsNeverLeasedToIt() {
+        Claimed run = startedChains(1).get(0);
+        GroupCommit.Eager nothingRunsHere = new GroupCommit.Eager(8, handler -> false, "pod-eager", java.time.Duration.ofSeconds(30));
+
+        assertEquals(List.of(), groupCommit.apply(List.of(run.completed()), nothingRunsHere).leased());
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND node_id = 'n1'"
+                + " AND lease_token IS NULL", run.runId()));
+    }
+
+    @Test
     void theLastStepsResultFinishesTheRunAndLeavesNoQueueRows() {
         String workflow = fixtures.chain(TENANT, 1, "noop");
         UUID runId = fixtures.start(TENANT, workflow);
         QueueItem task = fixtures.claimTasks(runId, Set.of("noop")).get(0);
 
-        groupCommit.apply(List.of(new Claimed(runId, task).completed()));
+        groupCommit.apply(List.of(new Claimed(runId, task).completed()), GroupCommit.Eager.NONE);
 
         assertEquals("SUCCEEDED", fixtures.status(runId));
         assertEquals(0, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1", runId));
@@ -115,7 +152,7 @@ class GroupCommitTest {
         StepReport stale = StepReport.completed(run.task().id(), UUID.randomUUID(), run.runId(), run.task().nodeId(),
                 run.task().attempt(), TENANT, run.task().tier(), null);
 
-        assertEquals(new GroupCommit.Outcome(0, 0, 1), groupCommit.apply(List.of(stale)));
+        assertEquals(new GroupCommit.Outcome(0, 0, 1), groupCommit.apply(List.of(stale), GroupCommit.Eager.NONE));
 
         assertEquals(before, fixtures.version(run.runId()));
         assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE id = ?1", run.task().id()),
@@ -151,7 +188,7 @@ class GroupCommitTest {
 
         long raced = fixtures.version(contended.runId());
         GroupCommit.Outcome outcome = raceAgainstAnotherPod(contended.runId(), raced,
-                () -> groupCommit.apply(runs.stream().map(Claimed::completed).toList()));
+                () -> groupCommit.apply(runs.stream().map(Claimed::completed).toList(), GroupCommit.Eager.NONE));
 
         assertEquals(new GroupCommit.Outcome(2, 1, 0), outcome);
         assertEquals(raced + 1, fixtures.version(contended.runId()), "only the other pod's write landed on the lost run");
@@ -198,7 +235,7 @@ class GroupCommitTest {
             assertEquals(1, tamper.executeUpdate());
         }
 
-        GroupCommit.Outcome outcome = groupCommit.apply(runs.stream().map(Claimed::completed).toList());
+        GroupCommit.Outcome outcome = groupCommit.apply(runs.stream().map(Claimed::completed).toList(), GroupCommit.Eager.NONE);
 
         assertEquals(1, outcome.committed());
         assertEquals(1, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND consumed_at IS NULL",
