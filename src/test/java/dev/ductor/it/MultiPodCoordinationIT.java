@@ -473,7 +473,12 @@ class MultiPodCoordinationIT {
         return problems;
     }
 
-    /** At most one inbox row per (run, dedup_key), exactly one task result per node, all consumed. */
+    /**
+     * At most one inbox row per (run, dedup_key), all consumed, none for a later attempt. In-process results are the
+     * group commit's own input and reach the inbox only when their run lost a race (then exactly once per node
+     * attempt, which the first check covers); that each was applied exactly once is {@link #checkDispatchedOnce}'s
+     * check on the history.
+     */
     private static List<String> checkInbox(int runs) throws SQLException {
         List<String> problems = new ArrayList<>();
         List<String> duplicates = rows("SELECT run_id, dedup_key, count(*) FROM eec_run_inbox GROUP BY run_id, dedup_key"
@@ -482,22 +487,15 @@ class MultiPodCoordinationIT {
             problems.add("inbox rows delivered twice: " + duplicates);
         }
         List<String> wrong = rows("""
-                SELECT r.run_id,
-                       count(i.id) FILTER (WHERE i.kind = 'TASK_RESULT') AS results,
-                       count(i.id) FILTER (WHERE i.consumed_at IS NULL) AS unconsumed,
-                       count(i.id) FILTER (WHERE i.kind = 'TASK_RESULT' AND i.attempt <> 1) AS later_attempts
-                  FROM eec_workflow_run r LEFT JOIN eec_run_inbox i ON i.run_id = r.run_id
-                 GROUP BY r.run_id
-                HAVING count(i.id) FILTER (WHERE i.kind = 'TASK_RESULT') <> %d
-                    OR count(i.id) FILTER (WHERE i.consumed_at IS NULL) <> 0
-                    OR count(i.id) FILTER (WHERE i.kind = 'TASK_RESULT' AND i.attempt <> 1) <> 0
-                 LIMIT 5""".formatted(NODES.size()));
+                SELECT run_id, dedup_key, attempt, consumed_at FROM eec_run_inbox
+                 WHERE consumed_at IS NULL OR (kind = 'TASK_RESULT' AND attempt <> 1)
+                 LIMIT 5""");
         if (!wrong.isEmpty()) {
-            problems.add("expected exactly " + NODES.size() + " consumed first-attempt TASK_RESULT rows per run: " + wrong);
+            problems.add("inbox rows left unconsumed, or results of attempts that never ran: " + wrong);
         }
         long results = single("SELECT count(*) FROM eec_run_inbox WHERE kind = 'TASK_RESULT'");
-        if (results != (long) runs * NODES.size()) {
-            problems.add("expected " + runs * NODES.size() + " task results in all, found " + results);
+        if (results > (long) runs * NODES.size()) {
+            problems.add("more task results in the inbox (" + results + ") than node attempts (" + runs * NODES.size() + ")");
         }
         return problems;
     }

@@ -313,27 +313,32 @@ class WorkerCrashIT {
     }
 
     /**
-     * Exactly one TASK_RESULT inbox row per (node, attempt), the ones expected ({@code "node:attempt" -> completed}),
-     * all consumed; a failed one is the reaper's lease-expired failure.
+     * Exactly one applied outcome per (node, attempt), the ones expected ({@code "node:attempt" -> completed}), read
+     * from the history, where each applied result is one transition out of RUNNING naming its attempt (results reach
+     * the run through the inbox or, for in-process steps, as the group commit's input); a failed one is the reaper's
+     * lease-expired failure. No inbox row is left unconsumed, and none is there twice.
      */
     private static void assertResultsOncePerAttempt(String runId, Map<String, Boolean> expected) throws Exception {
         UUID run = UUID.fromString(runId);
         List<String> duplicates = db.rows("SELECT node_id, attempt, count(*) FROM eec_run_inbox WHERE run_id = ?"
                 + " AND kind = 'TASK_RESULT' GROUP BY node_id, attempt HAVING count(*) <> 1", run);
         assertTrue(duplicates.isEmpty(), "a node attempt's result delivered more than once: " + duplicates);
+        assertEquals(List.of(), db.rows("SELECT id FROM eec_run_inbox WHERE run_id = ? AND consumed_at IS NULL", run),
+                "inbox rows never consumed");
         Map<String, Boolean> found = new TreeMap<>();
-        for (Map<String, String> row : db.maps("SELECT node_id, attempt, CAST(payload AS text) AS payload,"
-                + " CASE WHEN consumed_at IS NULL THEN 'no' ELSE 'yes' END AS consumed FROM eec_run_inbox WHERE run_id = ? AND kind = 'TASK_RESULT'", run)) {
-            JsonNode payload = ItHttp.tree(row.get("payload"));
-            String key = row.get("node_id") + ":" + row.get("attempt");
-            found.put(key, payload.path("completed").asBoolean());
-            assertEquals("yes", row.get("consumed"), "result " + key + " never consumed: " + row);
-            if (!payload.path("completed").asBoolean()) {
-                assertTrue(payload.path("error").asText().startsWith("lease expired"), "failure of " + key + ": " + payload);
-                assertTrue(payload.path("retryable").asBoolean(), "the lease failure is retryable: " + payload);
+        java.util.regex.Pattern outcome = java.util.regex.Pattern.compile("^attempt (\\d+) (completed|failed)(.*)$");
+        for (Map<String, String> row : db.maps("SELECT node_id, cause FROM eec_run_transition WHERE run_id = ?"
+                + " AND node_id IS NOT NULL AND from_state = 'RUNNING' ORDER BY seq", run)) {
+            java.util.regex.Matcher m = outcome.matcher(row.get("cause"));
+            assertTrue(m.matches(), "a transition out of RUNNING that is no attempt's outcome: " + row);
+            String key = row.get("node_id") + ":" + m.group(1);
+            boolean completed = m.group(2).equals("completed");
+            assertTrue(found.put(key, completed) == null, "the outcome of " + key + " was applied twice: " + row);
+            if (!completed) {
+                assertTrue(m.group(3).contains("lease expired"), "failure of " + key + ": " + row);
             }
         }
-        assertEquals(new TreeMap<>(expected), found, "TASK_RESULT rows per node:attempt (completed?)");
+        assertEquals(new TreeMap<>(expected), found, "applied outcomes per node:attempt (completed?)");
     }
 
     private static List<String> inbox(String runId) throws Exception {
