@@ -5,6 +5,7 @@
 #   bench/run.sh signals   signals/s one hot run absorbs with the coordinator running; signal-to-dispatch p50/p99
 #   bench/run.sh timers    coordinator and task claim latency, empty queue vs 1M pending future timers
 #   bench/run.sh startup   time-to-ready and JVM CPU to ready: JDK 17, JDK 25, JDK 25 with a Leyden AOT cache
+#   bench/run.sh chain3    end-to-end runs/s of the packaged jar on a durable PostgreSQL vs a plain-JDBC reference
 #
 # Each scenario builds what it needs, sends Maven's output to a log under target/bench/, and prints only its
 # figures as key=value lines. Database: the embedded, throw-away PostgreSQL the test profile starts, or an
@@ -37,6 +38,12 @@ scenarios:
           chain runs, and that cache with C1 only (bench/startup.sh; JAVA17, JAVA25, STARTUP_RUNS, STARTUP_PORT,
           STARTUP_MODE override); last line:
           jvm17_ready_ms=<a> jvm25_ready_ms=<b> aot_ready_ms=<c> aot_cpu_ms=<d>
+  chain3 [--pods N]
+          end-to-end runs/s of workflow chain3 (3 sequential noop tasks) through the packaged jar in prod mode
+          (N pods) on a throw-away, durable PostgreSQL 15, against a plain-JDBC reference service on the same
+          database and budget, one load driver for both (bench/chain3.sh; bash bench/chain3.sh --help lists
+          its BENCH_* settings); last line:
+          runs_per_s=<n> ref_runs_per_s=<m> ratio=<n/m> p50_ms=<a> p99_ms=<b> start_per_s=<s> rss_mb=<r>
 
 environment:
   QUARKUS_DATASOURCE_JDBC_URL, QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD
@@ -159,6 +166,10 @@ case "${1:-}" in
         ;;
     timers)
         scenario_simple timers TimerBench "claim_ms_empty claim_ms_1m ratio"
+        ;;
+    chain3)
+        # exec: a signal to this shell reaches chain3.sh's own trap, which stops what it started
+        exec bash bench/chain3.sh "${@:2}"
         ;;
     -h | --help | help)
         usage

@@ -1,0 +1,522 @@
+#!/usr/bin/env bash
+# chain3: end-to-end runs/s of Ductor (the packaged jar, prod mode, over HTTP, on a durable PostgreSQL) against a
+# plain-JDBC reference service doing the same work on the same PostgreSQL with the same budget, measured by the
+# same driver. Workload: a workflow of three sequential noop tasks. See docs/benchmarks.md, section `chain3`.
+# Called by bench/run.sh chain3 [--pods N].
+#
+# One invocation: fresh PostgreSQL (or BENCH_JDBC_URL) -> reference (warm-up, measured N) -> stop it -> Ductor
+# pod(s) -> Ductor (warm-up, measured N) -> stop everything. Progress goes to stderr; stdout carries only the
+# figures, one key=value per line, the last line being
+#   runs_per_s=<n> ref_runs_per_s=<m> ratio=<n/m> p50_ms=<a> p99_ms=<b> start_per_s=<s> rss_mb=<r>
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$PWD
+out_dir=$root/target/bench
+
+usage() {
+    cat <<'EOF'
+usage: bench/run.sh chain3 [--pods N]      (or: bash bench/chain3.sh [--pods N])
+
+Starts a throw-away PostgreSQL 15 (durability defaults: fsync, synchronous_commit, full_page_writes on), measures
+the reference service (bench/chain3/RefService.java), then N Ductor pods (default 1) on database "ductor", with
+the same load driver (bench/chain3/Driver.java): a warm-up batch, then the measured runs of workflow chain3
+(3 sequential noop tasks), started over HTTP by a closed loop, completion read from the database.
+
+options:
+  --pods N   Ductor JVMs (1..9) on the one database, each on its own port; the first migrates; starts are spread
+             round-robin over them (the reference is always one process)
+  -h, --help this text
+
+environment (all optional):
+  DUCTOR_JAR           the Ductor jar (default: target/quarkus-app/quarkus-run.jar of this repository, built
+                       with ./mvnw -B -q package -DskipTests when missing); the PostgreSQL JDBC driver is taken
+                       from lib/main/ beside it
+  BENCH_SKIP_BUILD=1   never build; fail when the jar is missing
+  BENCH_RUNS           measured runs per side (default 6000)
+  BENCH_WARMUP         warm-up runs per side, started and waited for, not counted (default 500)
+  BENCH_TIMEOUT_S      bound of each phase (warm-up, measured), from its first start (default 600); on a timeout
+                       the figures of what completed are printed and the exit status is non-zero
+  BENCH_STARTERS       starter threads of the closed loop (default 4)
+  BENCH_ONLY           ductor | ref: run just that side (ratio=NA)
+  BENCH_PROFILE=1      profile the measured phases: pg_stat_statements top 25 (target/bench/chain3-pgss.txt, and
+                       chain3-ref-pgss.txt for the reference), pg_stat_activity every 200 ms with a summary
+                       (chain3-activity.txt, chain3-ref-activity.txt), and a JFR recording per Ductor pod
+                       (chain3-pod<N>.jfr, settings=profile, written when the pod stops)
+  BENCH_JVM_OPTS       extra JVM options for the Ductor pods (e.g. "-Xmx1g -XX:+UseParallelGC")
+  BENCH_REF_JVM_OPTS   extra JVM options for the reference service
+  BENCH_DRIVER_JVM_OPTS  JVM options of the load driver (default "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC": with
+                       C2, compiling the JDK HTTP client's deep call stack keeps a compiler thread busy for ~3 CPU
+                       seconds into the measured phase on this 2-core machine, CPU taken from the system under test;
+                       C1 code is fast enough for a load generator and halves its CPU per start)
+  BENCH_READY_TIMEOUT_S  how long a pod (or the reference) may take to answer ready (default 120)
+  JAVA                 the java launcher for everything (default: java on PATH; JDK 17+)
+  BENCH_PG_BIN         PostgreSQL server binaries (default /usr/lib/postgresql/15/bin; installed with apt-get
+                       install postgresql-15 when missing)
+  BENCH_PG_OS_USER     the unprivileged OS user PostgreSQL runs as when this script runs as root (default
+                       ductorbench, created as a system user when missing)
+  BENCH_JDBC_URL       use this PostgreSQL server instead of starting one, e.g. jdbc:postgresql://db:5432/postgres
+                       (any database the user may connect to); BENCH_DB_USER, BENCH_DB_PASSWORD its credentials.
+                       The databases BENCH_DUCTOR_DB and BENCH_REF_DB must exist or the user must be allowed to
+                       create them (CREATE DATABASE); give Ductor's a fresh, scratch one (the benchmark writes
+                       tenant "bench" and deletes nothing); the reference's table ref_run is dropped and
+                       recreated. CHECKPOINT and pg_stat_statements_reset() need superuser (else skipped);
+                       BENCH_PROFILE needs pg_stat_statements in shared_preload_libraries.
+  BENCH_PG_PID         with BENCH_JDBC_URL on this host: the postmaster's pid, for the PostgreSQL CPU figures
+                       (else NA)
+  BENCH_DUCTOR_DB, BENCH_REF_DB   database names (default ductor, ref)
+
+output: the figures on stdout and in target/bench/chain3.properties; logs in target/bench/: chain3-pod<N>.log,
+chain3-ref.log, chain3-postgres.log (the throw-away server's log), chain3-build.log.
+exit status: 0 all measured runs SUCCEEDED in time, 1 otherwise (timeout, a failed run, a pod not ready), 2 usage.
+EOF
+}
+
+pods=1
+while [ $# -gt 0 ]; do
+    case $1 in
+        --pods)
+            [ $# -ge 2 ] || { echo "--pods needs a number" >&2; exit 2; }
+            pods=$2
+            shift 2
+            ;;
+        --pods=*) pods=${1#--pods=}; shift ;;
+        -h | --help) usage; exit 0 ;;
+        *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+[[ $pods =~ ^[1-9]$ ]] || { echo "--pods must be a number from 1 to 9" >&2; exit 2; }
+
+runs=${BENCH_RUNS:-6000}
+warmup=${BENCH_WARMUP:-500}
+timeout_s=${BENCH_TIMEOUT_S:-600}
+starters=${BENCH_STARTERS:-4}
+only=${BENCH_ONLY:-}
+profile=${BENCH_PROFILE:-0}
+ready_timeout=${BENCH_READY_TIMEOUT_S:-120}
+java=${JAVA:-java}
+pg_bin=${BENCH_PG_BIN:-/usr/lib/postgresql/15/bin}
+pg_os_user=${BENCH_PG_OS_USER:-ductorbench}
+ductor_db=${BENCH_DUCTOR_DB:-ductor}
+ref_db=${BENCH_REF_DB:-ref}
+read -r -a jvm_opts <<<"${BENCH_JVM_OPTS:-}"
+read -r -a ref_jvm_opts <<<"${BENCH_REF_JVM_OPTS:-}"
+read -r -a driver_jvm_opts <<<"${BENCH_DRIVER_JVM_OPTS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
+case $only in '' | ductor | ref) ;; *) echo "BENCH_ONLY must be ductor or ref" >&2; exit 2 ;; esac
+for n in "$runs" "$warmup" "$timeout_s" "$starters" "$ready_timeout"; do
+    [[ $n =~ ^[0-9]+$ ]] || { echo "BENCH_RUNS, BENCH_WARMUP, BENCH_TIMEOUT_S, BENCH_STARTERS and" \
+        "BENCH_READY_TIMEOUT_S must be whole numbers" >&2; exit 2; }
+done
+[ "$runs" -gt 0 ] && [ "$starters" -gt 0 ] || { echo "BENCH_RUNS and BENCH_STARTERS must be > 0" >&2; exit 2; }
+
+mkdir -p "$out_dir"
+# what an earlier invocation left would read as this one's
+rm -f "$out_dir"/chain3.properties "$out_dir"/chain3-pod*.log "$out_dir"/chain3-pod*.jfr "$out_dir"/chain3-*pgss.txt \
+    "$out_dir"/chain3-*activity.txt "$out_dir"/chain3-ref.log "$out_dir"/chain3-postgres.log
+started=$SECONDS
+clk_tck=$(getconf CLK_TCK)
+log() { echo "$*" >&2; }
+
+# ---- figures: filled as the phases end, printed (and written) by the exit trap, whatever happened -------------
+
+declare -A fig=()
+last_keys=(runs_per_s ref_runs_per_s ratio p50_ms p99_ms start_per_s rss_mb)
+extra_keys=(ref_p50_ms ref_p99_ms ref_start_per_s ref_rss_mb pods runs warmup
+    ref_completed ref_failed ref_measured_s ref_cpu_s ref_pg_cpu_s ref_cpu_ms_per_run ref_driver_cpu_s
+    ref_host_busy_cpu_s ref_host_steal_cpu_s
+    ductor_completed ductor_failed ductor_measured_s ductor_jvm_cpu_s ductor_pg_cpu_s ductor_cpu_ms_per_run
+    ductor_driver_cpu_s ductor_host_busy_cpu_s ductor_host_steal_cpu_s ductor_max_ms ref_max_ms ductor_commit)
+fig[pods]=$pods
+fig[runs]=$runs
+fig[warmup]=$warmup
+
+# absorb <driver out file> <ductor|ref>: the driver's generic keys, named for the side they measured
+absorb() {
+    local file=$1 side=$2 key value name
+    [ -s "$file" ] || return 0
+    while IFS='=' read -r key value; do
+        [ -n "$key" ] || continue
+        case $side:$key in
+            *:runs) continue ;;
+            ductor:runs_per_s | ductor:p50_ms | ductor:p99_ms | ductor:start_per_s | ductor:rss_mb) name=$key ;;
+            ref:jvm_cpu_s) name=ref_cpu_s ;;
+            *) name=${side}_$key ;;
+        esac
+        fig[$name]=$value
+    done <"$file"
+}
+
+report() {
+    local key line=""
+    if [[ ${fig[runs_per_s]:-NA} =~ ^[0-9.]+$ && ${fig[ref_runs_per_s]:-NA} =~ ^[0-9.]+$ ]]; then
+        fig[ratio]=$(awk -v a="${fig[runs_per_s]}" -v b="${fig[ref_runs_per_s]}" \
+            'BEGIN { if (b > 0) printf "%.2f", a / b; else print "NA" }')
+    fi
+    fig[elapsed_s]=$((SECONDS - started))
+    local props=$out_dir/chain3.properties
+    : >"$props"
+    for key in "${extra_keys[@]}"; do
+        [ -n "${fig[$key]:-}" ] || continue
+        echo "$key=${fig[$key]}"
+        echo "$key=${fig[$key]}" >>"$props"
+    done
+    for key in $(printf '%s\n' "${!fig[@]}" | sort); do # whatever else the drivers reported
+        case " ${extra_keys[*]} ${last_keys[*]} elapsed_s " in *" $key "*) continue ;; esac
+        echo "$key=${fig[$key]}"
+        echo "$key=${fig[$key]}" >>"$props"
+    done
+    echo "elapsed_s=${fig[elapsed_s]}"
+    echo "elapsed_s=${fig[elapsed_s]}" >>"$props"
+    for key in "${last_keys[@]}"; do
+        line="$line${line:+ }$key=${fig[$key]:-NA}"
+        echo "$key=${fig[$key]:-NA}" >>"$props"
+    done
+    echo "$line"
+}
+
+# ---- processes: everything started here is stopped by pid on exit (also on failure, Ctrl-C, SIGTERM) --------
+
+child=""     # the foreground helper being waited for (build, a Java tool, the driver)
+ref_pid=""
+prof_pid=""
+pod_pids=()
+pod_ports=()
+used_ports=()
+pgdir=""
+pg_pid=""
+as_pg=()
+work=$(mktemp -d /tmp/ductor-chain3.XXXXXX) # keys, tokens, driver outputs; root-only
+
+alive() { # running and not a zombie (a zombie still answers kill -0)
+    local st
+    st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+    [[ $st != Z* ]]
+}
+
+# stop_pid <pid> <name> <grace s>: SIGTERM to its process group (each child is started with setsid), wait, SIGKILL
+stop_pid() {
+    local pid=$1 name=$2 grace=$3 i
+    [ -n "$pid" ] || return 0
+    if alive "$pid"; then
+        kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+        for ((i = 0; i < grace * 10; i++)); do
+            alive "$pid" || break
+            sleep 0.1
+        done
+        if alive "$pid"; then
+            log "$name (pid $pid) did not stop within ${grace}s: SIGKILL"
+            kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+        fi
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+stop_pods() {
+    local pid
+    for pid in "${pod_pids[@]}"; do # SIGTERM all at once: each drains (prod: 5 s shutdown delay), JFR dumps
+        alive "$pid" && kill -TERM -- "-$pid" 2>/dev/null || true
+    done
+    for pid in "${pod_pids[@]}"; do
+        stop_pid "$pid" "Ductor pod" 60
+    done
+    pod_pids=()
+}
+
+stop_pg() {
+    [ -n "$pgdir" ] || return 0
+    if [ -n "$pg_pid" ] && alive "$pg_pid"; then
+        "${as_pg[@]}" timeout 60 "$pg_bin/pg_ctl" -D "$pgdir/data" -m fast -w -t 30 stop >/dev/null 2>&1 || true
+        if alive "$pg_pid"; then
+            log "PostgreSQL (pid $pg_pid) did not stop: SIGKILL"
+            pkill -KILL -P "$pg_pid" 2>/dev/null || true
+            kill -KILL "$pg_pid" 2>/dev/null || true
+        fi
+    fi
+    [ -f "$pgdir/postgres.log" ] && cp "$pgdir/postgres.log" "$out_dir/chain3-postgres.log"
+    rm -rf "$pgdir"
+    pgdir=""
+}
+
+on_exit() {
+    local rc=$?
+    set +e
+    trap - EXIT INT TERM
+    [ -n "$child" ] && stop_pid "$child" "helper" 10
+    stop_pid "$prof_pid" "profiler" 5
+    stop_pid "$ref_pid" "reference" 15
+    stop_pods
+    stop_pg
+    rm -rf "$work"
+    report
+    exit "$rc"
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# run_child <command...>: runs it in its own process group and waits; interruptible (the trap stops it)
+run_child() {
+    local rc=0
+    setsid "$@" &
+    child=$!
+    wait "$child" || rc=$?
+    child=""
+    return "$rc"
+}
+
+# free_port: a TCP port nothing on this host uses and this script has not handed out yet, in $REPLY
+free_port() {
+    local p i
+    for ((i = 0; i < 500; i++)); do
+        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+        case " ${used_ports[*]} " in *" $p "*) continue ;; esac
+        if ! ss -Htan "( sport = :$p )" 2>/dev/null | grep -q .; then
+            used_ports+=("$p")
+            REPLY=$p
+            return 0
+        fi
+    done
+    log "no free port found"
+    return 1
+}
+
+# wait_http <url> <pid> <log> <name>: until the URL answers 200, bounded; the log's tail when it never does
+wait_http() {
+    local url=$1 pid=$2 file=$3 name=$4 t0=$SECONDS code
+    while :; do
+        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)
+        [ "$code" = 200 ] && return 0
+        if ! alive "$pid"; then
+            log "$name exited before it was ready; the end of $file:"
+            tail -n 40 "$file" >&2
+            return 1
+        fi
+        if ((SECONDS - t0 > ready_timeout)); then
+            log "$name not ready after ${ready_timeout}s (last answer: $code); the end of $file:"
+            tail -n 40 "$file" >&2
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+# ---- the Ductor jar and the JDBC driver beside it ----------------------------------------------------------------
+
+jar=${DUCTOR_JAR:-$root/target/quarkus-app/quarkus-run.jar}
+if [ ! -f "$jar" ]; then
+    if [ -n "${DUCTOR_JAR:-}" ] || [ "${BENCH_SKIP_BUILD:-0}" = 1 ]; then
+        log "no Ductor jar at $jar (DUCTOR_JAR; BENCH_SKIP_BUILD=${BENCH_SKIP_BUILD:-0})"
+        exit 1
+    fi
+    log "phase=build log=$out_dir/chain3-build.log"
+    run_child bash -c 'cd "$1" && ./mvnw -B -q package -DskipTests' build "$root" >"$out_dir/chain3-build.log" 2>&1 \
+        || { log "build failed; the end of $out_dir/chain3-build.log:"; tail -n 40 "$out_dir/chain3-build.log" >&2; exit 1; }
+fi
+jar=$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")
+jdbc_jar=$(ls "$(dirname "$jar")"/lib/main/org.postgresql.postgresql-*.jar 2>/dev/null | sort -V | tail -n 1 || true)
+[ -n "$jdbc_jar" ] || { log "no org.postgresql.postgresql-*.jar in $(dirname "$jar")/lib/main"; exit 1; }
+# the commit the jar's repository is at (-dirty: uncommitted changes there, which the jar may or may not contain)
+fig[ductor_commit]=$(git -C "$(dirname "$jar")" describe --always --dirty --abbrev=7 2>/dev/null || echo NA)
+
+# ---- PostgreSQL --------------------------------------------------------------------------------------------------
+
+start_local_pg() {
+    if [ ! -x "$pg_bin/initdb" ] || [ ! -x "$pg_bin/postgres" ]; then
+        log "phase=postgres installing postgresql-15 (no server binaries in $pg_bin)"
+        DEBIAN_FRONTEND=noninteractive timeout 900 apt-get update >&2
+        DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y postgresql-15 >&2
+    fi
+    if [ "$(id -u)" = 0 ]; then # PostgreSQL refuses to run as root
+        if ! id -u "$pg_os_user" >/dev/null 2>&1; then
+            useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$pg_os_user"
+        fi
+        as_pg=(runuser -u "$pg_os_user" --)
+    fi
+    pgdir=$(mktemp -d /tmp/ductor-chain3-pg.XXXXXX)
+    db_user=postgres
+    db_password=$(openssl rand -hex 16)
+    printf '%s\n' "$db_password" >"$pgdir/pwfile"
+    [ "$(id -u)" != 0 ] || chown -R "$pg_os_user" "$pgdir"
+    if ! "${as_pg[@]}" timeout 120 "$pg_bin/initdb" -D "$pgdir/data" -U postgres --auth=scram-sha-256 \
+            --pwfile="$pgdir/pwfile" -E UTF8 --no-locale >"$pgdir/initdb.log" 2>&1; then
+        log "initdb failed:"
+        cat "$pgdir/initdb.log" >&2
+        return 1
+    fi
+    rm -f "$pgdir/pwfile"
+    free_port
+    pg_port=$REPLY
+    cat >>"$pgdir/data/postgresql.conf" <<EOF
+
+# bench/chain3.sh: durability stays at PostgreSQL's defaults (fsync, synchronous_commit, full_page_writes on).
+listen_addresses = '127.0.0.1'
+port = $pg_port
+unix_socket_directories = '$pgdir'
+max_connections = 200
+# profiling aids only
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track_planning = on
+EOF
+    if ! "${as_pg[@]}" timeout 90 "$pg_bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w -t 60 start \
+            >/dev/null 2>&1; then
+        log "PostgreSQL did not start; the end of its log:"
+        tail -n 30 "$pgdir/postgres.log" >&2
+        return 1
+    fi
+    pg_pid=$(head -n 1 "$pgdir/data/postmaster.pid")
+    admin_url=jdbc:postgresql://127.0.0.1:$pg_port/postgres
+    log "phase=postgres port=$pg_port pid=$pg_pid dir=$pgdir"
+}
+
+# with_db <jdbc url> <db>: the same server (and parameters), another database
+with_db() {
+    local base=${1%%\?*} rest
+    local params=${1:${#base}}
+    rest=${base#jdbc:postgresql://}
+    echo "jdbc:postgresql://${rest%%/*}/$2$params"
+}
+
+if [ -n "${BENCH_JDBC_URL:-}" ]; then
+    admin_url=$BENCH_JDBC_URL
+    db_user=${BENCH_DB_USER:?BENCH_DB_USER is needed with BENCH_JDBC_URL}
+    db_password=${BENCH_DB_PASSWORD:-}
+    pg_pid=${BENCH_PG_PID:-}
+    log "phase=postgres external=$admin_url"
+else
+    start_local_pg
+fi
+ductor_url=$(with_db "$admin_url" "$ductor_db")
+ref_url=$(with_db "$admin_url" "$ref_db")
+run_child timeout 180 "$java" -cp "$jdbc_jar" bench/chain3/PgSetup.java "$admin_url" "$db_user" "$db_password" \
+    "$ductor_db" "$ref_db"
+
+# ---- keys and tokens: a fresh RSA-2048 pair per run; Ductor and the reference verify with the public key -------
+
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$work/private.pem" 2>/dev/null
+openssl pkey -in "$work/private.pem" -pubout -out "$work/public.pem" 2>/dev/null
+run_child timeout 120 "$java" bench/chain3/MintTokens.java "$work/private.pem" "$work" ductor-bench bench 7200
+
+# ---- the driver, and the profiler beside it ----------------------------------------------------------------------
+
+# What the poller reads: runs that became terminal since a lower bound (updated_at as epoch µs, same clock as the
+# driver's: one machine).
+ductor_poll_sql="SELECT run_id::text, status, (extract(epoch FROM updated_at) * 1000000)::bigint
+  FROM eec_workflow_run WHERE tenant = 'bench' AND status <> 'RUNNING' AND updated_at > ?"
+ref_poll_sql="SELECT id::text, status, (extract(epoch FROM updated_at) * 1000000)::bigint
+  FROM ref_run WHERE status <> 'RUNNING' AND updated_at > ?"
+workflow='{"name":"chain3","nodes":[{"id":"a","type":"task","handler":"noop"},{"id":"b","type":"task","handler":"noop","dependsOn":["a"]},{"id":"c","type":"task","handler":"noop","dependsOn":["b"]}]}'
+
+# start_profiler <side> <jdbc url>: only with BENCH_PROFILE=1; the driver brackets its measured phase via the file
+start_profiler() {
+    local side=$1 url=$2 suffix
+    [ "$profile" = 1 ] || return 0
+    suffix=$([ "$side" = ref ] && echo "-ref" || true)
+    rm -f "$work/$side.phase"
+    setsid "$java" -cp "$jdbc_jar" bench/chain3/PgProfile.java --jdbc-url "$url" --user "$db_user" \
+        --password "$db_password" --phase-file "$work/$side.phase" --pgss-out "$out_dir/chain3${suffix}-pgss.txt" \
+        --activity-out "$out_dir/chain3${suffix}-activity.txt" --interval-ms 200 \
+        --timeout-s $((2 * timeout_s + 600)) >&2 &
+    prof_pid=$!
+}
+
+# finish_profiler: the profiler writes its files once the driver says "done"; bounded
+finish_profiler() {
+    local i
+    [ -n "$prof_pid" ] || return 0
+    for ((i = 0; i < 300; i++)); do
+        alive "$prof_pid" || break
+        sleep 0.1
+    done
+    stop_pid "$prof_pid" "profiler" 5
+    prof_pid=""
+}
+
+# drive <side> <start urls> <pids> [driver options...]: warm-up and measured phase; the figures go to fig[]
+drive() {
+    local side=$1 urls=$2 pids=$3 sql rc=0 url
+    shift 3
+    sql=$([ "$side" = ref ] && echo "$ref_poll_sql" || echo "$ductor_poll_sql")
+    url=$([ "$side" = ref ] && echo "$ref_url" || echo "$ductor_url")
+    local phase_args=()
+    [ "$profile" = 1 ] && phase_args=(--phase-file "$work/$side.phase")
+    run_child "$java" "${driver_jvm_opts[@]}" -cp "$jdbc_jar" bench/chain3/Driver.java --label "$side" --start-urls "$urls" \
+        --client-token "$work/client.jwt" --jdbc-url "$url" --db-user "$db_user" --db-password "$db_password" \
+        --poll-sql "$sql" --out "$work/$side.out" --runs "$runs" --warmup "$warmup" --starters "$starters" \
+        --timeout-s "$timeout_s" --pids "$pids" --pg-pid "$pg_pid" --clk-tck "$clk_tck" "${phase_args[@]}" "$@" \
+        || rc=$?
+    absorb "$work/$side.out" "$side"
+    return "$rc"
+}
+
+final_rc=0
+
+# ---- the reference -----------------------------------------------------------------------------------------------
+
+if [ "$only" != ductor ]; then
+    free_port
+    ref_port=$REPLY
+    ref_log=$out_dir/chain3-ref.log
+    log "phase=ref-start port=$ref_port log=$ref_log"
+    setsid "$java" "${ref_jvm_opts[@]}" -cp "$jdbc_jar" bench/chain3/RefService.java --port "$ref_port" \
+        --jdbc-url "$ref_url" --user "$db_user" --password "$db_password" --public-key "$work/public.pem" \
+        --issuer ductor-bench --pool 10 --workers 8 --batch 8 --idle-ms 100 >"$ref_log" 2>&1 &
+    ref_pid=$!
+    wait_http "http://127.0.0.1:$ref_port/health" "$ref_pid" "$ref_log" "the reference" || exit 1
+    start_profiler ref "$ref_url"
+    rc=0
+    drive ref "http://127.0.0.1:$ref_port/runs" "$ref_pid" || rc=$?
+    finish_profiler
+    stop_pid "$ref_pid" "reference" 15
+    ref_pid=""
+    [ "$rc" -ne 3 ] || exit 1 # a start answered non-2xx: the driver printed it; abort
+    [ "$rc" -eq 0 ] || final_rc=1
+fi
+
+# ---- Ductor ------------------------------------------------------------------------------------------------------
+
+# start_pod <n> <migrate true|false>: one prod-mode JVM on the shared database
+start_pod() {
+    local n=$1 migrate=$2 port pod_log=$out_dir/chain3-pod$1.log
+    local jfr=()
+    free_port
+    port=$REPLY
+    [ "$profile" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$out_dir/chain3-pod$n.jfr,settings=profile,dumponexit=true")
+    log "phase=ductor-start pod=$n port=$port migrate=$migrate log=$pod_log"
+    QUARKUS_DATASOURCE_JDBC_URL=$ductor_url QUARKUS_DATASOURCE_USERNAME=$db_user \
+        QUARKUS_DATASOURCE_PASSWORD=$db_password QUARKUS_DATASOURCE_JDBC_MAX_SIZE=10 \
+        DUCTOR_EMBEDDED_ENABLED=false QUARKUS_HTTP_HOST=127.0.0.1 QUARKUS_HTTP_PORT=$port QUARKUS_FLYWAY_MIGRATE_AT_START=$migrate \
+        MP_JWT_VERIFY_PUBLICKEY_LOCATION=$work/public.pem MP_JWT_VERIFY_ISSUER=ductor-bench \
+        DUCTOR_WORKER_THREADS=8 DUCTOR_POD_NAME=chain3-pod$n \
+        setsid "$java" "${jvm_opts[@]}" "${jfr[@]}" -jar "$jar" >"$pod_log" 2>&1 &
+    pod_pids+=("$!")
+    pod_ports+=("$port")
+}
+
+if [ "$only" != ref ]; then
+    start_pod 1 true # the first migrates; the others start on the migrated schema, as pods do
+    wait_http "http://127.0.0.1:${pod_ports[0]}/q/health/ready" "${pod_pids[0]}" "$out_dir/chain3-pod1.log" \
+        "Ductor pod 1" || exit 1
+    for ((n = 2; n <= pods; n++)); do
+        start_pod "$n" false
+    done
+    for ((n = 2; n <= pods; n++)); do
+        wait_http "http://127.0.0.1:${pod_ports[n - 1]}/q/health/ready" "${pod_pids[n - 1]}" \
+            "$out_dir/chain3-pod$n.log" "Ductor pod $n" || exit 1
+    done
+    urls=""
+    for port in "${pod_ports[@]}"; do
+        urls="$urls${urls:+,}http://127.0.0.1:$port/api/v1/workflows/chain3/runs"
+    done
+    pids=$(IFS=,; echo "${pod_pids[*]}")
+    start_profiler ductor "$ductor_url"
+    rc=0
+    drive ductor "$urls" "$pids" --register-url "http://127.0.0.1:${pod_ports[0]}/api/v1/workflows/chain3" \
+        --admin-token "$work/admin.jwt" --register-body "$workflow" || rc=$?
+    finish_profiler
+    log "phase=ductor-stop pods=$pods"
+    stop_pods
+    [ "$rc" -ne 3 ] || exit 1
+    [ "$rc" -eq 0 ] || final_rc=1
+fi
+
+exit "$final_rc"

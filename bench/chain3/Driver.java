@@ -1,0 +1,664 @@
+// The load driver of the chain3 benchmark, the same for Ductor and for the reference so both are measured the
+// same way: a closed loop of starter threads POSTs run starts over HTTP/1.1 keep-alive, and completion is read
+// from the database (not the API, so polling run status never loads the system under test): a poller reads the
+// runs that became terminal every 100 ms. A warm-up batch is started and waited for first (JIT, caches, pool),
+// then the measured batch. Figures go to --out as key=value lines (also when a phase times out or fails).
+//
+// usage: java -cp <pgjdbc.jar> bench/chain3/Driver.java --label L --start-urls U1[,U2...] --client-token FILE
+//          --jdbc-url URL --db-user U --db-password PW --poll-sql SQL --out FILE
+//          [--register-url URL --admin-token FILE --register-body JSON] [--runs 6000] [--warmup 500]
+//          [--starters 4] [--timeout-s 600] [--pids P1,P2] [--pg-pid P] [--clk-tck 100] [--phase-file F]
+//          [--poll-ms 100] [--margin-ms 2000] [--checkpoint true]
+//   --poll-sql: SELECT <run id text>, <status>, <updated_at as epoch µs bigint> FROM ... WHERE <terminal>
+//               AND updated_at > ?   (the ? is a timestamptz lower bound)
+//   --pids: the service JVMs (CPU and peak RSS); --pg-pid: the postmaster (CPU of it and its children)
+//   --phase-file: handshake with PgProfile: "warm" when the measured phase is about to start, waits for "go",
+//                 "done" when it has ended
+// exit: 0 all runs SUCCEEDED in time, 1 a timeout or a run that did not succeed, 2 usage, 3 a start or the
+//       registration answered non-2xx (or failed)
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+public class Driver {
+    static final Pattern RUN_ID = Pattern.compile("\"runId\"\\s*:\\s*\"([^\"]+)\"");
+
+    final Map<String, String> o;
+    final String label;
+    final String[] startUrls;
+    final String clientToken;
+    final int starters;
+    final long timeoutUs;
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+    // one nonce per driver invocation: idempotency keys stay unique across repeated runs on the same database
+    final String nonce = Long.toString(System.currentTimeMillis(), 36);
+    final Map<String, String> figures = new LinkedHashMap<>();
+
+    // terminal runs seen by the poller: run id -> {updated_at µs, 1 if SUCCEEDED else 0}
+    final ConcurrentHashMap<String, long[]> terminal = new ConcurrentHashMap<>();
+    final AtomicLong maxSeenUs = new AtomicLong();
+    final long pollFloorUs;
+    volatile boolean polling = true;
+
+    Driver(Map<String, String> o) throws IOException {
+        this.o = o;
+        label = o.getOrDefault("label", "target");
+        startUrls = o.get("start-urls").split(",");
+        clientToken = Files.readString(Path.of(o.get("client-token"))).trim();
+        starters = Integer.parseInt(o.getOrDefault("starters", "4"));
+        timeoutUs = Long.parseLong(o.getOrDefault("timeout-s", "600")) * 1_000_000L;
+        // nothing this invocation starts can have become terminal before it began (less the margin)
+        pollFloorUs = nowUs() - marginUs() - 1_000_000L;
+    }
+
+    long marginUs() {
+        return Long.parseLong(o.getOrDefault("margin-ms", "2000")) * 1000L;
+    }
+
+    static long monoUs() {
+        return System.nanoTime() / 1000;
+    }
+
+    static long nowUs() {
+        Instant t = Instant.now();
+        return t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
+    }
+
+    static void log(String line) {
+        System.err.println(line);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> o = new HashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            o.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+        }
+        for (String required : List.of("start-urls", "client-token", "jdbc-url", "db-user", "db-password",
+                "poll-sql", "out")) {
+            if (!o.containsKey(required)) {
+                System.err.println("missing --" + required);
+                System.exit(2);
+            }
+        }
+        Driver d = new Driver(o);
+        int rc;
+        try {
+            rc = d.run();
+        } catch (StartFailed e) {
+            log("phase=" + d.label + " error=" + e.getMessage());
+            rc = 3;
+        } finally {
+            d.polling = false;
+            d.writeFigures();
+        }
+        System.exit(rc);
+    }
+
+    static final class StartFailed extends Exception {
+        StartFailed(String message) {
+            super(message);
+        }
+    }
+
+    // ---- the phases ---------------------------------------------------------------------------------------------
+
+    int run() throws Exception {
+        Thread poller = new Thread(this::pollLoop, "poller");
+        poller.setDaemon(true);
+        poller.start();
+        if (o.containsKey("register-url")) {
+            register();
+        }
+        int warmup = Integer.parseInt(o.getOrDefault("warmup", "500"));
+        int runs = Integer.parseInt(o.getOrDefault("runs", "6000"));
+        figures.put("runs", Integer.toString(runs));
+        if (warmup > 0) {
+            long t0 = monoUs();
+            Phase w = new Phase("warmup", warmup, 1_000_000);
+            w.run();
+            if (w.completed() < warmup || w.failed > 0) {
+                log("phase=" + label + "-warmup error=only " + w.completed() + " of " + warmup
+                        + " runs completed (" + w.failed + " not SUCCEEDED) within the timeout");
+                return 1;
+            }
+            figures.put("warmup_s", fmt1((monoUs() - t0) / 1e6));
+        }
+        if (Boolean.parseBoolean(o.getOrDefault("checkpoint", "true"))) {
+            checkpoint();
+        }
+        handshake("warm", "go");
+        Cpu before = Cpu.read(o);
+        Phase m = new Phase("measure", runs, 0);
+        try {
+            m.run();
+        } finally {
+            Cpu after = Cpu.read(o);
+            handshake("done", null);
+            m.report(before, after);
+        }
+        return m.timedOut || m.failed > 0 || m.completed() < runs ? 1 : 0;
+    }
+
+    /** PUT the workflow; an existing one (428: If-Match needed) is updated with its current ETag. */
+    void register() throws Exception {
+        String url = o.get("register-url");
+        String admin = Files.readString(Path.of(o.get("admin-token"))).trim();
+        String body = o.get("register-body");
+        HttpResponse<String> r = http.send(put(url, admin, body, null), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 428 || r.statusCode() == 409) {
+            HttpResponse<String> g = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                    .header("Authorization", "Bearer " + admin).GET().build(), HttpResponse.BodyHandlers.ofString());
+            String etag = g.headers().firstValue("ETag").orElse(null);
+            r = http.send(put(url, admin, body, etag), HttpResponse.BodyHandlers.ofString());
+        }
+        if (r.statusCode() != 201 && r.statusCode() != 200) {
+            throw new StartFailed("PUT " + url + " answered " + r.statusCode() + ": " + r.body());
+        }
+        log("phase=" + label + "-register status=" + r.statusCode());
+    }
+
+    static HttpRequest put(String url, String token, String body, String ifMatch) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(body));
+        if (ifMatch != null) {
+            b.header("If-Match", ifMatch);
+        }
+        return b.build();
+    }
+
+    /** One batch of runs: started by the closed loop, then waited for until all are terminal or the timeout. */
+    final class Phase {
+        final String name;
+        final int n;
+        final int firstInput;
+        final long[] sentUs, answeredUs;
+        final String[] runIds;
+        final AtomicInteger next = new AtomicInteger();
+        final AtomicInteger non201 = new AtomicInteger();
+        volatile String error;
+        volatile boolean timedOut;
+        int failed;
+        final List<String> failedIds = new ArrayList<>();
+
+        Phase(String name, int n, int firstInput) {
+            this.name = name;
+            this.n = n;
+            this.firstInput = firstInput;
+            sentUs = new long[n];
+            answeredUs = new long[n];
+            runIds = new String[n];
+        }
+
+        String tag() {
+            return label + "-" + name;
+        }
+
+        long wallStartUs, monoStartNs;
+
+        void run() throws Exception {
+            // timeouts and progress on the monotonic clock; figures on the wall clock (PostgreSQL's updated_at)
+            wallStartUs = nowUs();
+            monoStartNs = System.nanoTime();
+            long t0 = monoUs();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < starters; t++) {
+                Thread th = new Thread(this::startLoop, "starter-" + t);
+                th.setDaemon(true);
+                th.start();
+                threads.add(th);
+            }
+            long lastLog = 0;
+            boolean startsDone = false;
+            while (true) {
+                if (!startsDone && threads.stream().noneMatch(Thread::isAlive)) {
+                    startsDone = true;
+                    if (error != null) {
+                        throw new StartFailed(error);
+                    }
+                    log("phase=" + tag() + " starts_done=" + n + " start_s=" + fmt1((monoUs() - t0) / 1e6));
+                }
+                int done = completed();
+                long now = monoUs();
+                if (startsDone && done == n) {
+                    break;
+                }
+                if (now - t0 > timeoutUs) {
+                    timedOut = true;
+                    next.set(n); // stop starting more
+                    break;
+                }
+                if (now - lastLog > 5_000_000L) {
+                    lastLog = now;
+                    log("phase=" + tag() + " started=" + Math.min(next.get(), n) + " done=" + done + "/" + n
+                            + " elapsed_s=" + fmt1((now - t0) / 1e6));
+                }
+                Thread.sleep(50);
+            }
+            for (Thread th : threads) {
+                th.join(35_000);
+            }
+            if (error != null) {
+                throw new StartFailed(error);
+            }
+            if (timedOut) {
+                sweep(); // a run the incremental poll missed is not a slow run: look once over all of them
+            }
+            failed = 0;
+            for (int k = 0; k < n; k++) {
+                long[] c = runIds[k] == null ? null : terminal.get(runIds[k]);
+                if (c != null && c[1] == 0) {
+                    failed++;
+                    if (failedIds.size() < 10) {
+                        failedIds.add(runIds[k]);
+                    }
+                }
+            }
+            log("phase=" + tag() + " done=" + completed() + "/" + n + " failed=" + failed
+                    + (timedOut ? " timed_out=true" : "") + " elapsed_s=" + fmt1((monoUs() - t0) / 1e6)
+                    + (failedIds.isEmpty() ? "" : " failed_ids=" + String.join(",", failedIds)));
+        }
+
+        int completed() {
+            int c = 0;
+            for (int k = 0; k < n; k++) {
+                String id = runIds[k];
+                if (id != null && terminal.containsKey(id)) {
+                    c++;
+                }
+            }
+            return c;
+        }
+
+        void startLoop() {
+            try {
+                int k;
+                while ((k = next.getAndIncrement()) < n && error == null) {
+                    String url = startUrls[k % startUrls.length]; // round robin over the pods
+                    String body = "{\"input\":{\"i\":" + (firstInput + k) + "},\"idempotencyKey\":\"chain3-" + nonce
+                            + "-" + name + "-" + k + "\"}";
+                    HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                            .header("Authorization", "Bearer " + clientToken)
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+                    long sent = nowUs();
+                    HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+                    long answered = nowUs();
+                    if (r.statusCode() / 100 != 2) {
+                        error = "POST " + url + " answered " + r.statusCode() + ": " + r.body();
+                        return;
+                    }
+                    if (r.statusCode() != 201) {
+                        non201.incrementAndGet();
+                    }
+                    Matcher m = RUN_ID.matcher(r.body());
+                    if (!m.find()) {
+                        error = "POST " + url + " answered " + r.statusCode() + " without a runId: " + r.body();
+                        return;
+                    }
+                    sentUs[k] = sent;
+                    answeredUs[k] = answered;
+                    runIds[k] = m.group(1);
+                }
+            } catch (Exception e) {
+                error = "start failed: " + e;
+            }
+        }
+
+        /** Figures of the measured phase (over the runs that completed, should the phase have timed out). */
+        void report(Cpu before, Cpu after) {
+            long firstSent = Long.MAX_VALUE, lastAnswered = 0, lastDone = 0;
+            int started = 0;
+            List<Long> lat = new ArrayList<>();
+            for (int k = 0; k < n; k++) {
+                if (runIds[k] == null) {
+                    continue;
+                }
+                started++;
+                firstSent = Math.min(firstSent, sentUs[k]);
+                lastAnswered = Math.max(lastAnswered, answeredUs[k]);
+                long[] c = terminal.get(runIds[k]);
+                if (c != null) {
+                    lastDone = Math.max(lastDone, c[0]);
+                    lat.add(c[0] - sentUs[k]);
+                }
+            }
+            int done = lat.size();
+            // A wall-clock step during the phase (NTP, a paused VM) makes every figure above meaningless: say so.
+            long skewMs = ((nowUs() - wallStartUs) - (System.nanoTime() - monoStartNs) / 1000) / 1000;
+            if (Math.abs(skewMs) > 500) {
+                figures.put("clock_jump_ms", Long.toString(skewMs));
+                log("phase=" + tag() + " WARNING the wall clock moved " + skewMs + " ms against the monotonic clock"
+                        + " during the phase: the figures are not trustworthy");
+            }
+            figures.put("started", Integer.toString(started));
+            figures.put("completed", Integer.toString(done));
+            figures.put("failed", Integer.toString(failed));
+            figures.put("timed_out", Boolean.toString(timedOut));
+            if (non201.get() > 0) {
+                figures.put("non201_starts", Integer.toString(non201.get()));
+            }
+            if (started > 0 && lastAnswered > firstSent) {
+                figures.put("start_per_s", fmt1(started / ((lastAnswered - firstSent) / 1e6)));
+            }
+            if (done > 0 && lastDone > firstSent) {
+                double seconds = (lastDone - firstSent) / 1e6;
+                figures.put("runs_per_s", fmt1(done / seconds));
+                figures.put("measured_s", fmt1(seconds));
+                long[] sorted = lat.stream().mapToLong(Long::longValue).sorted().toArray();
+                figures.put("p50_ms", fmt1(percentile(sorted, 0.50) / 1000.0));
+                figures.put("p99_ms", fmt1(percentile(sorted, 0.99) / 1000.0));
+                figures.put("max_ms", fmt1(sorted[sorted.length - 1] / 1000.0));
+            }
+            double tck = Double.parseDouble(o.getOrDefault("clk-tck", "100"));
+            double jvm = (after.jvm - before.jvm) / tck, pg = (after.pg - before.pg) / tck;
+            figures.put("jvm_cpu_s", before.jvm >= 0 && after.jvm >= 0 ? fmt1(jvm) : "NA");
+            figures.put("pg_cpu_s", before.pg >= 0 && after.pg >= 0 ? fmt1(pg) : "NA");
+            figures.put("driver_cpu_s", fmt1((after.self - before.self) / tck));
+            figures.put("host_busy_cpu_s", fmt1((after.host - before.host) / tck));
+            figures.put("host_steal_cpu_s", fmt1((after.steal - before.steal) / tck));
+            StringBuilder threads = new StringBuilder();
+            after.threads.entrySet().stream()
+                    .map(e -> Map.entry(e.getKey(), e.getValue() - before.threads.getOrDefault(e.getKey(), 0L)))
+                    .filter(e -> e.getValue() > 0).sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(8)
+                    .forEach(e -> threads.append(threads.length() == 0 ? "" : ",").append(e.getKey().replace(' ', '_'))
+                            .append(':').append(fmt1(e.getValue() / tck)));
+            log("phase=" + tag() + " driver_cpu_s_by_thread=" + threads);
+            if (done > 0 && before.jvm >= 0) {
+                double ms = (jvm + (before.pg >= 0 ? pg : 0)) * 1000 / done;
+                figures.put("cpu_ms_per_run", String.format(Locale.ROOT, "%.2f", ms));
+            }
+            figures.put("rss_mb", after.hwmKb > 0 ? Long.toString(Math.round(after.hwmKb / 1024.0)) : "NA");
+        }
+    }
+
+    static long percentile(long[] sorted, double q) { // nearest rank
+        int rank = (int) Math.ceil(q * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+
+    static String fmt1(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    // ---- completion from the database ---------------------------------------------------------------------------
+
+    Connection connect() throws SQLException {
+        Properties p = new Properties();
+        p.setProperty("user", o.get("db-user"));
+        p.setProperty("password", o.get("db-password"));
+        p.setProperty("ApplicationName", "chain3-driver"); // PgProfile leaves the driver's own sessions out
+        p.setProperty("connectTimeout", "10");
+        p.setProperty("socketTimeout", "60");
+        Connection c = DriverManager.getConnection(o.get("jdbc-url"), p);
+        c.setAutoCommit(true);
+        return c;
+    }
+
+    /**
+     * Every poll-ms: the runs that became terminal since the newest updated_at seen, less a margin, because
+     * updated_at is stamped before the commit that makes the row visible: a run stamped just before one already
+     * seen may only become visible now. Rows seen twice are simply seen twice.
+     */
+    void pollLoop() {
+        long pollMs = Long.parseLong(o.getOrDefault("poll-ms", "100"));
+        Connection c = null;
+        PreparedStatement ps = null;
+        while (polling) {
+            long t0 = System.nanoTime();
+            try {
+                if (c == null) {
+                    c = connect();
+                    ps = c.prepareStatement(o.get("poll-sql"));
+                }
+                long floor = Math.max(pollFloorUs, maxSeenUs.get() - marginUs());
+                poll(ps, floor);
+            } catch (SQLException e) {
+                log("phase=" + label + " poller_error=" + e.getMessage());
+                try {
+                    if (c != null) {
+                        c.close();
+                    }
+                } catch (SQLException ignored) {
+                    // reconnecting anyway
+                }
+                c = null;
+            }
+            long sleep = pollMs - (System.nanoTime() - t0) / 1_000_000;
+            try {
+                Thread.sleep(Math.max(1, sleep));
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Adds the terminal runs updated after floorUs; returns the updated_at (µs) of those not seen before. */
+    List<Long> poll(PreparedStatement ps, long floorUs) throws SQLException {
+        ps.setObject(1, OffsetDateTime.ofInstant(Instant.ofEpochSecond(floorUs / 1_000_000, (floorUs % 1_000_000) * 1000),
+                ZoneOffset.UTC));
+        List<Long> fresh = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                long us = rs.getLong(3);
+                String id = rs.getString(1);
+                if (!terminal.containsKey(id)
+                        && terminal.putIfAbsent(id, new long[] {us, "SUCCEEDED".equals(rs.getString(2)) ? 1 : 0}) == null) {
+                    fresh.add(us);
+                }
+                maxSeenUs.accumulateAndGet(us, Math::max);
+            }
+        }
+        return fresh;
+    }
+
+    /**
+     * One poll over everything this invocation could have produced (after a timeout): a run found here that is
+     * older than the incremental poll's floor was missed by it (a commit later than the margin); newer ones only
+     * finished since the last poll.
+     */
+    void sweep() {
+        long floor = maxSeenUs.get() - marginUs();
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(o.get("poll-sql"))) {
+            long missed = poll(ps, pollFloorUs).stream().filter(us -> us <= floor).count();
+            if (missed > 0) {
+                log("phase=" + label + " poller_missed=" + missed + " (committed later than the margin after their"
+                        + " updated_at; found by the final sweep; raise --margin-ms)");
+                figures.put("poller_missed", Long.toString(missed));
+            }
+        } catch (SQLException e) {
+            log("phase=" + label + " sweep_error=" + e.getMessage());
+        }
+    }
+
+    /** So neither side pays for the other's (or the warm-up's) dirty pages in a checkpoint; needs superuser. */
+    void checkpoint() {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CHECKPOINT");
+        } catch (SQLException e) {
+            log("phase=" + label + " checkpoint_skipped=" + e.getMessage());
+        }
+    }
+
+    /** Writes state to the phase file and, when asked, waits (bounded) for PgProfile's answer. */
+    void handshake(String state, String await) throws Exception {
+        String file = o.get("phase-file");
+        if (file == null) {
+            return;
+        }
+        Path f = Path.of(file), tmp = Path.of(file + ".tmp");
+        Files.writeString(tmp, state);
+        Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        if (await == null) {
+            return;
+        }
+        long until = System.nanoTime() + 30_000_000_000L;
+        while (System.nanoTime() < until) {
+            if (Files.exists(f) && Files.readString(f).trim().equals(await)) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        log("phase=" + label + " profiler_not_ready (no '" + await + "' in " + file + " within 30 s): measuring anyway");
+    }
+
+    // ---- CPU and memory from /proc --------------------------------------------------------------------------------
+
+    /** Clock ticks of the service JVMs, of PostgreSQL, of this driver and of the whole host; peak RSS of the JVMs. */
+    static final class Cpu {
+        long jvm = -1, pg = -1, self, host, steal, hwmKb;
+        Map<String, Long> threads = Map.of();
+
+        /** This driver's CPU by thread kind (name without its number), to see what the load generator costs. */
+        static Map<String, Long> threadTicks() {
+            Map<String, Long> m = new HashMap<>();
+            String[] tids = new java.io.File("/proc/self/task").list();
+            for (String tid : tids == null ? new String[0] : tids) {
+                try {
+                    String st = Files.readString(Path.of("/proc/self/task", tid, "stat"));
+                    String name = st.substring(st.indexOf('(') + 1, st.lastIndexOf(')')).replaceAll("[-#]?[0-9]+$", "");
+                    String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
+                    m.merge(name, Long.parseLong(f[11]) + Long.parseLong(f[12]), Long::sum);
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended
+                }
+            }
+            return m;
+        }
+
+        static Cpu read(Map<String, String> o) {
+            Cpu c = new Cpu();
+            String pids = o.getOrDefault("pids", "");
+            if (!pids.isBlank()) {
+                long sum = 0;
+                boolean all = true;
+                for (String p : pids.split(",")) {
+                    long[] s = stat(p.trim());
+                    if (s == null) {
+                        all = false;
+                        continue;
+                    }
+                    sum += s[0] + s[1];
+                    c.hwmKb = Math.max(c.hwmKb, hwmKb(p.trim()));
+                }
+                c.jvm = all ? sum : -1;
+            }
+            String pm = o.get("pg-pid");
+            if (pm != null && !pm.isBlank()) {
+                c.pg = postgresTicks(pm.trim());
+            }
+            long[] me = stat("self");
+            c.self = me == null ? 0 : me[0] + me[1];
+            c.threads = threadTicks();
+            long[] h = host();
+            c.host = h[0];
+            c.steal = h[1];
+            return c;
+        }
+
+        /** {utime, stime, cutime, cstime, ppid} of /proc/<pid>/stat (fields 14-17 and 4), or null. */
+        static long[] stat(String pid) {
+            try {
+                String s = Files.readString(Path.of("/proc", pid, "stat"));
+                String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+                // f[0] is field 3 (state): field n is f[n - 3]
+                return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12]), Long.parseLong(f[13]),
+                    Long.parseLong(f[14]), Long.parseLong(f[1])};
+            } catch (IOException | RuntimeException e) {
+                return null;
+            }
+        }
+
+        /**
+         * The postmaster and its children (backends, walwriter, checkpointer, autovacuum...). cutime/cstime of
+         * the postmaster hold the CPU of children it already reaped, so a backend that exits is not lost.
+         */
+        static long postgresTicks(String postmaster) {
+            long[] pm = stat(postmaster);
+            if (pm == null) {
+                return -1;
+            }
+            long sum = pm[0] + pm[1] + pm[2] + pm[3];
+            long ppid = Long.parseLong(postmaster);
+            String[] entries = new java.io.File("/proc").list();
+            for (String e : entries == null ? new String[0] : entries) {
+                if (!e.chars().allMatch(Character::isDigit)) {
+                    continue;
+                }
+                long[] s = stat(e);
+                if (s != null && s[4] == ppid) {
+                    sum += s[0] + s[1];
+                }
+            }
+            return sum;
+        }
+
+        static long hwmKb(String pid) {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc", pid, "status"))) {
+                    if (line.startsWith("VmHWM:")) {
+                        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // gone: no figure
+            }
+            return 0;
+        }
+
+        /**
+         * {busy, steal} ticks of all CPUs from /proc/stat (user nice system idle iowait irq softirq steal): busy is
+         * what ran here (everything on the host, the benchmark's own processes and any neighbour), steal what the
+         * hypervisor gave to other guests (a noisy host shows here).
+         */
+        static long[] host() {
+            try {
+                String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+                long[] v = Arrays.stream(f, 1, Math.min(f.length, 9)).mapToLong(Long::parseLong).toArray();
+                return new long[] {v[0] + v[1] + v[2] + v[5] + v[6], v.length > 7 ? v[7] : 0};
+            } catch (IOException | RuntimeException e) {
+                return new long[] {0, 0};
+            }
+        }
+    }
+
+    void writeFigures() {
+        StringBuilder sb = new StringBuilder();
+        figures.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+        try {
+            Files.writeString(Path.of(o.get("out")), sb.toString(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            log("cannot write " + o.get("out") + ": " + e);
+        }
+    }
+}
