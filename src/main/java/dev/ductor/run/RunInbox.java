@@ -86,10 +86,7 @@ public class RunInbox {
                 (String) r[2], r[3] == null ? null : ((Number) r[3]).intValue(), (String) r[4])).toList();
     }
 
-    /**
-     * The pending rows of many runs in one statement, each run's in arrival order (the group commit's read): one
-     * lookup of the pending index per run, whatever the planner believes the table holds (see RunRows).
-     */
+    /** The pending rows of many runs in one statement, each run's in arrival order (the group commit's read). */
     public Map<UUID, List<InboxMessage>> pending(Collection<UUID> runIds) {
         if (runIds.isEmpty()) {
             return Map.of();
@@ -97,10 +94,8 @@ public class RunInbox {
         return em.unwrap(Session.class).doReturningWork(connection -> {
             Map<UUID, List<InboxMessage>> pending = new HashMap<>();
             try (PreparedStatement select = connection.prepareStatement("""
-                    SELECT i.run_id, i.id, i.kind, i.node_id, i.attempt, CAST(i.payload AS text)
-                      FROM unnest(CAST(? AS uuid[])) AS k(run_id)
-                      CROSS JOIN LATERAL (SELECT * FROM eec_run_inbox p WHERE p.run_id = k.run_id AND p.consumed_at IS NULL) i
-                     ORDER BY i.run_id, i.id""")) {
+                    SELECT run_id, id, kind, node_id, attempt, CAST(payload AS text) FROM eec_run_inbox
+                     WHERE run_id = ANY(?) AND consumed_at IS NULL ORDER BY run_id, id""")) {
                 select.setArray(1, connection.createArrayOf("uuid", runIds.toArray()));
                 try (ResultSet rs = select.executeQuery()) {
                     while (rs.next()) {

@@ -37,15 +37,10 @@ public class RunRows {
                         String output) {
     }
 
-    /**
-     * One primary-key lookup per id, forced by the LATERAL join: with {@code run_id = ANY(?)} a planner whose
-     * statistics still describe a young, small table (no autovacuum pass yet) scanned the whole run table per batch.
-     */
     private static final String SELECT = """
-            SELECT r.run_id, r.tenant, r.workflow_name, r.workflow_revision, r.status, r.tier, CAST(r.node_states AS text),
-                   r.last_transition_seq, r.state_checksum, r.db_record_version, CAST(r.input AS text)
-              FROM unnest(CAST(? AS uuid[])) AS k(run_id)
-              CROSS JOIN LATERAL (SELECT * FROM eec_workflow_run w WHERE w.run_id = k.run_id) r""";
+            SELECT run_id, tenant, workflow_name, workflow_revision, status, tier, CAST(node_states AS text),
+                   last_transition_seq, state_checksum, db_record_version, CAST(input AS text)
+              FROM eec_workflow_run WHERE run_id = ANY(?)""";
 
     private static final String UPDATE = """
             UPDATE eec_workflow_run
