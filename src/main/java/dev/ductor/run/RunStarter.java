@@ -1,6 +1,7 @@
 package dev.ductor.run;
 
 import dev.ductor.config.JsonCodec;
+import dev.ductor.error.IdempotencyKeyReusedException;
 import dev.ductor.run.core.NodeState;
 import dev.ductor.run.core.RunSnapshot;
 import dev.ductor.run.core.RunStatus;
@@ -23,7 +24,8 @@ import java.util.UUID;
 /**
  * Creates a run with its first tick already applied (the first nodes dispatched in the same transaction),
  * pinned to the workflow's current revision. A repeated idempotency key returns the existing run: the
- * unique index decides, through {@code ON CONFLICT DO NOTHING}, so two concurrent starts cannot both win.
+ * unique index decides, through {@code ON CONFLICT DO NOTHING}, so two concurrent starts cannot both win; a
+ * repeat whose body differs from the first one's (its request fingerprint) is refused instead.
  */
 @ApplicationScoped
 public class RunStarter {
@@ -66,8 +68,8 @@ public class RunStarter {
         int inserted = em.createNativeQuery("""
                         INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
                                                       last_transition_seq, state_checksum, db_record_version, input, output,
-                                                      idempotency_key, correlation_key, created_at, updated_at)
-                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), ?8, ?9, 0, CAST(?10 AS jsonb), CAST(?11 AS jsonb), ?12, ?14, ?13, ?13)
+                                                      idempotency_key, correlation_key, created_at, updated_at, request_fingerprint)
+                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), ?8, ?9, 0, CAST(?10 AS jsonb), CAST(?11 AS jsonb), ?12, ?14, ?13, ?13, ?15)
                         ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING""")
                 .setParameter(1, runId)
                 .setParameter(2, tenant)
@@ -83,9 +85,14 @@ public class RunStarter {
                 .setParameter(12, request.idempotencyKey())
                 .setParameter(13, now)
                 .setParameter(14, request.correlationKey())
+                .setParameter(15, request.idempotencyKey() == null ? null : request.fingerprint())
                 .executeUpdate();
         if (inserted == 0) {
-            return new Started(false, queries.view(existing(tenant, workflowName, request.idempotencyKey())));
+            WorkflowRunEntity existing = existing(tenant, workflowName, request.idempotencyKey());
+            if (!sameRequest(existing.runId, request.fingerprint())) {
+                throw new IdempotencyKeyReusedException(request.idempotencyKey(), "a start of workflow '" + workflowName + "'");
+            }
+            return new Started(false, queries.view(existing));
         }
         RunTransitionEntity started = new RunTransitionEntity();
         started.runId = runId;
@@ -96,6 +103,14 @@ public class RunStarter {
         em.persist(started);
         committer.writeConsequences(runId, tenant, request.tier(), first, now);
         return new Started(true, queries.view(em.find(WorkflowRunEntity.class, runId)));
+    }
+
+    /** A run started before fingerprints were stored has none: its key can only be answered as a repeat. */
+    private boolean sameRequest(UUID runId, String fingerprint) {
+        Object stored = em.createNativeQuery("SELECT request_fingerprint FROM eec_workflow_run WHERE run_id = ?1")
+                .setParameter(1, runId)
+                .getSingleResult();
+        return stored == null || stored.equals(fingerprint);
     }
 
     private WorkflowRunEntity existing(String tenant, String workflowName, String idempotencyKey) {
