@@ -194,6 +194,9 @@ public final class ApiExamples {
     public static final String NOT_FOUND_RUN = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
             + "\"status\":404,\"detail\":\"Run '" + RUN_ID + "' does not exist\",\"instance\":\"/api/v1/runs/" + RUN_ID + "\"}";
 
+    public static final String NOT_FOUND_TASK = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
+            + "\"status\":404,\"detail\":\"Task '42' does not exist\",\"instance\":\"/api/v1/tasks/42/complete\"}";
+
     public static final String PRECONDITION_RUN = "{\"type\":\"https://ductor.dev/problems/precondition-required\","
             + "\"title\":\"If-Match required\",\"status\":428,\"detail\":\"Updating run " + RUN_ID + " needs an If-Match header"
             + " with the version you read (the ETag of your GET). Nothing was saved.\",\"instance\":\"/api/v1/runs/" + RUN_ID + "\"}";
