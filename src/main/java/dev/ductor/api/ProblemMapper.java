@@ -18,7 +18,8 @@ import java.util.Map;
 
 /**
  * The one place where exceptions become HTTP responses, always as {@code application/problem+json}.
- * A 500 says only that something went wrong and is logged with its cause; everything else says what to do.
+ * A 500 says only that something went wrong and is logged with its cause; everything else says what to do. A client
+ * that hung up before its answer is no error of ours: one DEBUG line.
  */
 public class ProblemMapper {
 
@@ -98,9 +99,24 @@ public class ProblemMapper {
                     "the request holds a value that cannot be stored (for example a NUL character); nothing was applied",
                     path(uri), Map.of()));
         }
+        if (isClientHangUp(e)) {
+            // The client went away before its answer (timeout, cancelled request, closed tab): normal traffic.
+            LOG.debugf("client closed the connection before its answer to %s: %s", path(uri), e.getMessage());
+            return respond(Problem.of("client-closed", "Client closed request", 499,
+                    "the connection was closed before the answer", path(uri), Map.of()));
+        }
         LOG.error("unexpected error", e);
         return respond(Problem.of("internal", "Internal error", 500,
                 "something went wrong on our side; the request may not have been applied, and it is logged", path(uri), Map.of()));
+    }
+
+    private static boolean isClientHangUp(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof io.vertx.core.http.HttpClosedException || cause instanceof java.nio.channels.ClosedChannelException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isDataException(Throwable e) {
