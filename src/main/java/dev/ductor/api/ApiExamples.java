@@ -84,6 +84,12 @@ public final class ApiExamples {
             + "\"status\":409,\"detail\":\"Run " + RUN_ID + " is already SUCCEEDED; the signal 'paid' was not applied.\","
             + "\"instance\":\"/api/v1/runs/" + RUN_ID + "/signals\",\"runId\":\"" + RUN_ID + "\"}";
 
+    public static final String KEY_REUSED = "{\"type\":\"https://ductor.dev/problems/idempotency-key-reused\","
+            + "\"title\":\"Idempotency key already used for another request\",\"status\":422,"
+            + "\"detail\":\"The idempotencyKey 'order-42' was already used for a start of workflow 'order' with a different body."
+            + " Nothing was done. Send exactly the first request again to get its answer, or use a new key for a new request.\","
+            + "\"instance\":\"/api/v1/workflows/order/runs\",\"idempotencyKey\":\"order-42\",\"field\":\"idempotencyKey\"}";
+
     // ---- pools -------------------------------------------------------------------------------------------------
 
     public static final String POOL_PUT = "{\"capacity\":5,\"paused\":false}";
@@ -187,6 +193,9 @@ public final class ApiExamples {
 
     public static final String NOT_FOUND_RUN = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
             + "\"status\":404,\"detail\":\"Run '" + RUN_ID + "' does not exist\",\"instance\":\"/api/v1/runs/" + RUN_ID + "\"}";
+
+    public static final String NOT_FOUND_TASK = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
+            + "\"status\":404,\"detail\":\"Task '42' does not exist\",\"instance\":\"/api/v1/tasks/42/complete\"}";
 
     public static final String PRECONDITION_RUN = "{\"type\":\"https://ductor.dev/problems/precondition-required\","
             + "\"title\":\"If-Match required\",\"status\":428,\"detail\":\"Updating run " + RUN_ID + " needs an If-Match header"

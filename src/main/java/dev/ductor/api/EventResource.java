@@ -59,7 +59,9 @@ public class EventResource {
             @APIResponse(responseCode = "401", description = "No valid bearer token",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
             @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN)))
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
+            @APIResponse(responseCode = "422", description = "The idempotencyKey was used before with a different body: nothing was done",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "idempotency-key-reused", value = KEY_REUSED)))
     })
     public Response post(JsonNode body) {
         EventReceipt receipt = ingestion.ingest(caller.tenant(), parse(body));

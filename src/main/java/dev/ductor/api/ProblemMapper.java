@@ -18,11 +18,14 @@ import java.util.Map;
 
 /**
  * The one place where exceptions become HTTP responses, always as {@code application/problem+json}.
- * A 500 says only that something went wrong and is logged with its cause; everything else says what to do.
+ * A 500 says only that something went wrong and is logged with its cause; everything else says what to do. A client
+ * that hung up before its answer is no error of ours: one DEBUG line.
  */
 public class ProblemMapper {
 
     private static final Logger LOG = Logger.getLogger(ProblemMapper.class);
+    /** How soon a client may try again while the database is unreachable (a restart or a failover takes seconds). */
+    static final String RETRY_AFTER_SECONDS = "5";
 
     @ServerExceptionMapper
     public Response ductor(DuctorException e, UriInfo uri) {
@@ -98,9 +101,44 @@ public class ProblemMapper {
                     "the request holds a value that cannot be stored (for example a NUL character); nothing was applied",
                     path(uri), Map.of()));
         }
+        DatabaseOutage.Applied applied = DatabaseOutage.of(e);
+        if (applied != null) {
+            // Expected while PostgreSQL restarts or is unreachable: one line, the probes and the retries do the rest.
+            LOG.warnf("database unreachable, answered 503 to %s: %s", path(uri), rootMessage(e));
+            boolean maybe = applied == DatabaseOutage.Applied.MAYBE;
+            return Response.fromResponse(respond(Problem.of("database-unavailable", "Database unavailable", 503, maybe
+                            ? "the connection to the database broke while the request was being committed: it may have been"
+                            + " applied. Read the resource before sending it again, or send it again with the same idempotencyKey."
+                            : "the database cannot be reached: the request was not applied. Send it again after Retry-After.",
+                            path(uri), Map.of("mayHaveBeenApplied", maybe))))
+                    .header("Retry-After", RETRY_AFTER_SECONDS).build();
+        }
+        if (isClientHangUp(e)) {
+            // The client went away before its answer (timeout, cancelled request, closed tab): normal traffic.
+            LOG.debugf("client closed the connection before its answer to %s: %s", path(uri), e.getMessage());
+            return respond(Problem.of("client-closed", "Client closed request", 499,
+                    "the connection was closed before the answer", path(uri), Map.of()));
+        }
         LOG.error("unexpected error", e);
         return respond(Problem.of("internal", "Internal error", 500,
                 "something went wrong on our side; the request may not have been applied, and it is logged", path(uri), Map.of()));
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+
+    private static boolean isClientHangUp(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof io.vertx.core.http.HttpClosedException || cause instanceof java.nio.channels.ClosedChannelException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isDataException(Throwable e) {

@@ -125,7 +125,9 @@ public class RunResource {
             @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
             @APIResponse(responseCode = "409", description = "The run has already finished",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "run-terminal", value = RUN_TERMINAL)))
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "run-terminal", value = RUN_TERMINAL))),
+            @APIResponse(responseCode = "422", description = "The idempotencyKey was used before with a different body: nothing was done",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "idempotency-key-reused", value = KEY_REUSED)))
     })
     public Response signal(@PathParam("runId") String runId, JsonNode body) {
         CommandBodies.object(body, "{name, payload?, idempotencyKey}");

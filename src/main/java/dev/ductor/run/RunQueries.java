@@ -83,6 +83,22 @@ public class RunQueries {
                 .toList();
     }
 
+    /**
+     * True when task {@code taskId} is, or was, one of the tenant's: still queued or leased, or reported into one of
+     * its runs' inboxes. Another tenant's task, or one that never existed, is not there for the caller (404), like
+     * another tenant's run; a read, so that an external worker's heartbeat or report cannot tell the difference.
+     */
+    @Transactional
+    public boolean taskBelongsTo(String tenant, long taskId) {
+        return (Boolean) em.createNativeQuery("""
+                        SELECT EXISTS (SELECT 1 FROM eec_queue_item WHERE id = ?1 AND kind = 'TASK' AND tenant = ?2)
+                            OR EXISTS (SELECT 1 FROM eec_run_inbox i JOIN eec_workflow_run r ON r.run_id = i.run_id
+                                        WHERE i.task_id = ?1 AND r.tenant = ?2)""")
+                .setParameter(1, taskId)
+                .setParameter(2, tenant)
+                .getSingleResult();
+    }
+
     /** Newest first, keyset-paginated on (created_at, run_id) so deep pages cost what the first does. */
     @Transactional
     public RunPage list(String tenant, String workflow, String status, Integer limit, String cursor) {

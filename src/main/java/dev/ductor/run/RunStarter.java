@@ -1,6 +1,7 @@
 package dev.ductor.run;
 
 import dev.ductor.config.JsonCodec;
+import dev.ductor.error.IdempotencyKeyReusedException;
 import dev.ductor.run.core.NodeState;
 import dev.ductor.run.core.RunSnapshot;
 import dev.ductor.run.core.RunStatus;
@@ -26,7 +27,8 @@ import java.util.UUID;
 /**
  * Creates a run with its first tick already applied (the first nodes dispatched in the same transaction),
  * pinned to the workflow's current revision. A repeated idempotency key returns the existing run: the
- * unique index decides, through {@code ON CONFLICT DO NOTHING}, so two concurrent starts cannot both win.
+ * unique index decides, through {@code ON CONFLICT DO NOTHING}, so two concurrent starts cannot both win; a
+ * repeat whose body differs from the first one's (its request fingerprint) is refused instead.
  */
 @ApplicationScoped
 public class RunStarter {
@@ -72,8 +74,8 @@ public class RunStarter {
         int inserted = em.createNativeQuery("""
                         INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
                                                       last_transition_seq, state_checksum, db_record_version, input, output,
-                                                      idempotency_key, correlation_key, created_at, updated_at)
-                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), ?8, ?9, 0, CAST(?10 AS jsonb), CAST(?11 AS jsonb), ?12, ?14, ?13, ?13)
+                                                      idempotency_key, correlation_key, created_at, updated_at, request_fingerprint)
+                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, CAST(?7 AS jsonb), ?8, ?9, 0, CAST(?10 AS jsonb), CAST(?11 AS jsonb), ?12, ?14, ?13, ?13, ?15)
                         ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING""")
                 .setParameter(1, runId)
                 .setParameter(2, tenant)
@@ -89,9 +91,14 @@ public class RunStarter {
                 .setParameter(12, request.idempotencyKey())
                 .setParameter(13, now)
                 .setParameter(14, request.correlationKey())
+                .setParameter(15, request.idempotencyKey() == null ? null : request.fingerprint())
                 .executeUpdate();
         if (inserted == 0) {
-            return new Started(false, queries.view(existing(tenant, workflowName, request.idempotencyKey())));
+            WorkflowRunEntity existing = existing(tenant, workflowName, request.idempotencyKey());
+            if (!sameRequest(existing.runId, request.fingerprint())) {
+                throw new IdempotencyKeyReusedException(request.idempotencyKey(), "a start of workflow '" + workflowName + "'");
+            }
+            return new Started(false, queries.view(existing));
         }
         List<Transition> history = new ArrayList<>();
         history.add(new Transition(1, null, null, RunStatus.RUNNING.name(), "started on revision " + pinned.revision()));
@@ -103,6 +110,14 @@ public class RunStarter {
         ordered.forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
         return new Started(true, new RunView(runId, workflowName, pinned.revision(), first.status().name(), request.tier(),
                 request.idempotencyKey(), request.correlationKey(), nodes, request.input(), first.output(), 0, now, now));
+    }
+
+    /** A run started before fingerprints were stored has none: its key can only be answered as a repeat. */
+    private boolean sameRequest(UUID runId, String fingerprint) {
+        Object stored = em.createNativeQuery("SELECT request_fingerprint FROM eec_workflow_run WHERE run_id = ?1")
+                .setParameter(1, runId)
+                .getSingleResult();
+        return stored == null || stored.equals(fingerprint);
     }
 
     private WorkflowRunEntity existing(String tenant, String workflowName, String idempotencyKey) {

@@ -3,6 +3,8 @@ package dev.ductor.security;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.jwt.build.Jwt;
 import jakarta.enterprise.context.ApplicationScoped;
+import dev.ductor.config.StartupOrder;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
@@ -47,7 +49,7 @@ public class DevTokenIssuer {
     @Inject
     Config config;
 
-    void onStart(@Observes StartupEvent event) {
+    void onStart(@Observes @Priority(StartupOrder.BEFORE_LOOPS) StartupEvent event) {
         if (!enabled) {
             return;
         }

@@ -3,7 +3,9 @@ package dev.ductor.workflow;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
+import dev.ductor.config.StartupOrder;
 import io.quarkus.runtime.StartupEvent;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -33,7 +35,7 @@ public class SampleWorkflows {
     @Inject
     DuctorConfig config;
 
-    void load(@Observes StartupEvent event) {
+    void load(@Observes @Priority(StartupOrder.BEFORE_LOOPS) StartupEvent event) {
         if (!config.samples()) {
             return;
         }

@@ -14,13 +14,15 @@ import java.time.Duration;
  */
 final class ItPostgres implements AutoCloseable {
 
-    private final EmbeddedPostgres postgres;
+    private volatile EmbeddedPostgres postgres;
     private final Path dataDir;
     private final Sql sql;
+    private final boolean durable;
 
-    private ItPostgres(EmbeddedPostgres postgres, Path dataDir) {
+    private ItPostgres(EmbeddedPostgres postgres, Path dataDir, boolean durable) {
         this.postgres = postgres;
         this.dataDir = dataDir;
+        this.durable = durable;
         this.sql = new Sql(postgres.getPostgresDatabase());
     }
 
@@ -30,18 +32,32 @@ final class ItPostgres implements AutoCloseable {
      */
     static ItPostgres start(boolean durable) throws IOException {
         Path dataDir = Files.createTempDirectory("ductor-it-pg");
+        return new ItPostgres(server(dataDir, durable, 0).start(), dataDir, durable);
+    }
+
+    private static EmbeddedPostgres.Builder server(Path dataDir, boolean durable, int port) {
         String onOff = durable ? "on" : "off";
-        EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                 .setDataDirectory(dataDir)
-                .setCleanDataDirectory(true)
+                // kept on stop (an outage), deleted by close()
+                .setCleanDataDirectory(false)
                 .setPGStartupWait(Duration.ofSeconds(60))
                 .setServerConfig("max_connections", "300")
                 .setServerConfig("listen_addresses", "localhost")
                 .setServerConfig("fsync", onOff)
                 .setServerConfig("synchronous_commit", onOff)
-                .setServerConfig("full_page_writes", onOff)
-                .start();
-        return new ItPostgres(postgres, dataDir);
+                .setServerConfig("full_page_writes", onOff);
+        return port > 0 ? builder.setPort(port) : builder;
+    }
+
+    /** An outage: the server stops (fast shutdown, clients disconnected); its data and port stay for {@link #restart}. */
+    void stop() throws IOException {
+        postgres.close();
+    }
+
+    /** The server back on the same data directory and port, as after a database restart. */
+    void restart() throws IOException {
+        postgres = server(dataDir, durable, postgres.getPort()).start();
     }
 
     String jdbcUrl() {

@@ -6,6 +6,7 @@ import dev.ductor.aggregate.core.Rule;
 import dev.ductor.aggregate.core.RuleMatcher;
 import dev.ductor.aggregate.core.RuleTemplate;
 import dev.ductor.config.JsonCodec;
+import dev.ductor.error.IdempotencyKeyReusedException;
 import dev.ductor.run.RunOperations;
 import dev.ductor.run.RunStarter;
 import dev.ductor.run.StartRequest;
@@ -26,7 +27,8 @@ import java.util.UUID;
  * <ol>
  *   <li>the event is inserted under {@code UNIQUE (tenant, idempotency_key)} with {@code ON CONFLICT DO NOTHING}.
  *       A repeat, or a concurrent twin, waits on that key until the first delivery commits, inserts nothing and
- *       answers the outcome the first one stored: nothing runs twice, nothing is decided by a read-then-insert;</li>
+ *       answers the outcome the first one stored: nothing runs twice, nothing is decided by a read-then-insert. A
+ *       repeat whose type, key or payload differ from the first delivery's (its request fingerprint) is refused;</li>
  *   <li>the rules on the event's type come from the {@code eec_rule} projection and are matched in name order
  *       ({@link RuleMatcher});</li>
  *   <li>a {@code start} rule starts its workflow with the run idempotency key {@code event:<idempotencyKey>:<rule>}
@@ -72,8 +74,9 @@ public class EventIngestion {
         Instant now = clock.instant();
         UUID eventId = UUID.randomUUID();
         int inserted = em.createNativeQuery("""
-                        INSERT INTO eec_event (event_id, tenant, idempotency_key, event_type, event_key, payload, received_at)
-                        VALUES (?1, ?2, ?3, ?4, ?5, CAST(?6 AS jsonb), ?7)
+                        INSERT INTO eec_event (event_id, tenant, idempotency_key, event_type, event_key, payload, received_at,
+                                               request_fingerprint)
+                        VALUES (?1, ?2, ?3, ?4, ?5, CAST(?6 AS jsonb), ?7, ?8)
                         ON CONFLICT (tenant, idempotency_key) DO NOTHING""")
                 .setParameter(1, eventId)
                 .setParameter(2, tenant)
@@ -82,9 +85,10 @@ public class EventIngestion {
                 .setParameter(5, event.key())
                 .setParameter(6, json.write(event.payload()))
                 .setParameter(7, now)
+                .setParameter(8, event.fingerprint())
                 .executeUpdate();
         if (inserted == 0) {
-            return stored(tenant, event.idempotencyKey());
+            return stored(tenant, event);
         }
         List<EventReceipt.StartedRun> started = new ArrayList<>();
         List<EventReceipt.SignalledRun> signalled = new ArrayList<>();
@@ -160,13 +164,17 @@ public class EventIngestion {
                 .getResultList()).stream().map(id -> id instanceof UUID uuid ? uuid : UUID.fromString(id.toString())).toList();
     }
 
-    private EventReceipt stored(String tenant, String idempotencyKey) {
+    private EventReceipt stored(String tenant, IncomingEvent event) {
         Object[] row = (Object[]) em.createNativeQuery("""
-                        SELECT event_id, event_type, event_key, CAST(outcome AS text), received_at
+                        SELECT event_id, event_type, event_key, CAST(outcome AS text), received_at, request_fingerprint
                           FROM eec_event WHERE tenant = ?1 AND idempotency_key = ?2""")
                 .setParameter(1, tenant)
-                .setParameter(2, idempotencyKey)
+                .setParameter(2, event.idempotencyKey())
                 .getSingleResult();
+        // An event stored before fingerprints were has none: its key can only be answered as a repeat.
+        if (row[5] != null && !row[5].equals(event.fingerprint())) {
+            throw new IdempotencyKeyReusedException(event.idempotencyKey(), "an event of type '" + row[1] + "'");
+        }
         EventReceipt.Outcome outcome = row[3] == null
                 ? new EventReceipt.Outcome(List.of(), List.of(), List.of())
                 : read((String) row[3]);

@@ -1,0 +1,36 @@
+package dev.ductor.api;
+
+import jakarta.transaction.RollbackException;
+import org.junit.jupiter.api.Test;
+
+import java.sql.SQLException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** Which failures are the database being unreachable, and which of those may have been applied anyway. */
+class DatabaseOutageTest {
+
+    @Test
+    void noConnectionOrABrokenStatementWasNotApplied() {
+        SQLException refused = new SQLException("Connection to localhost:5432 refused", "08001");
+        assertEquals(DatabaseOutage.Applied.NO, DatabaseOutage.of(new RuntimeException(
+                new org.hibernate.exception.JDBCConnectionException("Unable to acquire JDBC Connection", refused))));
+        assertEquals(DatabaseOutage.Applied.NO, DatabaseOutage.of(new SQLException("terminating connection due to administrator command", "57P01")));
+        assertEquals(DatabaseOutage.Applied.NO, DatabaseOutage.of(new SQLException("Acquisition timeout while waiting for new connection")));
+    }
+
+    @Test
+    void aConnectionLostWhileCommittingMayHaveBeenApplied() {
+        RollbackException commit = new RollbackException("commit failed");
+        commit.initCause(new SQLException("An I/O error occurred while sending to the backend", "08006"));
+        assertEquals(DatabaseOutage.Applied.MAYBE, DatabaseOutage.of(new IllegalStateException(commit)));
+    }
+
+    @Test
+    void otherFailuresAreNotOutages() {
+        assertNull(DatabaseOutage.of(new IllegalStateException("a bug")));
+        assertNull(DatabaseOutage.of(new SQLException("invalid byte sequence", "22021")));
+        assertNull(DatabaseOutage.of(new SQLException("duplicate key", "23505")));
+    }
+}
