@@ -130,8 +130,12 @@ public class InProcessWorker {
                     continue; // every slot busy: a finishing step frees one
                 }
                 int free = 1 + slots.drainPermits();
-                int claimed = claim(free);
-                slots.release(free - claimed);
+                int claimed = 0;
+                try {
+                    claimed = claim(free);
+                } finally {
+                    slots.release(free - claimed); // also when the claim failed: a lost slot would never come back
+                }
                 backoff = idle;
                 if (claimed == 0) {
                     signal.await(QueueSignal.Channel.STEP_WORKERS, idle);
