@@ -62,17 +62,7 @@ public class QueueRepository {
             try (PreparedStatement insert = connection.prepareStatement(ENQUEUE_SQL)) {
                 OffsetDateTime created = now.atOffset(ZoneOffset.UTC);
                 for (NewQueueItem item : items) {
-                    insert.setString(1, item.kind().name());
-                    insert.setString(2, item.tenant());
-                    insert.setString(3, item.tier());
-                    insert.setObject(4, item.runId());
-                    insert.setString(5, item.nodeId());
-                    insert.setInt(6, item.attempt());
-                    insert.setString(7, item.handler());
-                    insert.setString(8, item.pool());
-                    insert.setString(9, item.taskKey());
-                    insert.setString(10, item.payload());
-                    insert.setInt(11, item.requeueCount());
+                    bindItem(insert, item);
                     insert.setObject(12, item.availableAt().atOffset(ZoneOffset.UTC));
                     insert.setObject(13, created);
                     insert.addBatch();
@@ -106,17 +96,7 @@ public class QueueRepository {
                 for (NewQueueItem item : tasks) {
                     UUID token = UUID.randomUUID();
                     tokens.add(token);
-                    insert.setString(1, item.kind().name());
-                    insert.setString(2, item.tenant());
-                    insert.setString(3, item.tier());
-                    insert.setObject(4, item.runId());
-                    insert.setString(5, item.nodeId());
-                    insert.setInt(6, item.attempt());
-                    insert.setString(7, item.handler());
-                    insert.setString(8, item.pool());
-                    insert.setString(9, item.taskKey());
-                    insert.setString(10, item.payload());
-                    insert.setInt(11, item.requeueCount());
+                    bindItem(insert, item);
                     insert.setObject(12, expires.atOffset(ZoneOffset.UTC));
                     insert.setObject(13, created);
                     insert.setObject(14, token);
@@ -560,6 +540,21 @@ public class QueueRepository {
         return em.createNativeQuery("DELETE FROM eec_queue_item WHERE run_id = ?1 AND kind <> 'WAKEUP'")
                 .setParameter(1, runId)
                 .executeUpdate();
+    }
+
+    /** The first eleven columns of both INSERTs, in their order: what the item itself says. */
+    private static void bindItem(PreparedStatement insert, NewQueueItem item) throws java.sql.SQLException {
+        insert.setString(1, item.kind().name());
+        insert.setString(2, item.tenant());
+        insert.setString(3, item.tier());
+        insert.setObject(4, item.runId());
+        insert.setString(5, item.nodeId());
+        insert.setInt(6, item.attempt());
+        insert.setString(7, item.handler());
+        insert.setString(8, item.pool());
+        insert.setString(9, item.taskKey());
+        insert.setString(10, item.payload());
+        insert.setInt(11, item.requeueCount());
     }
 
     private static String prefixed() {
