@@ -1,6 +1,7 @@
 package dev.ductor.run;
 
 import dev.ductor.config.JsonCodec;
+import dev.ductor.database.IndexLookups;
 import dev.ductor.metrics.DuctorMetrics;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
@@ -85,10 +86,13 @@ public class GroupCommit {
     private final JsonCodec json;
     private final DuctorMetrics metrics;
     private final Clock clock;
+    private final IndexLookups indexLookups;
 
     @Inject
     public GroupCommit(QueueRepository queue, RunRows runs, RunLoader loader, RunInbox inbox, RunHistory history,
-                       RunOutbox outbox, NodeStatesCodec codec, JsonCodec json, DuctorMetrics metrics, Clock clock) {
+                       RunOutbox outbox, NodeStatesCodec codec, JsonCodec json, DuctorMetrics metrics, Clock clock,
+                       IndexLookups indexLookups) {
+        this.indexLookups = indexLookups;
         this.queue = queue;
         this.runs = runs;
         this.loader = loader;
@@ -108,6 +112,7 @@ public class GroupCommit {
     public Outcome apply(List<StepReport> reports, Eager eager) {
         long started = System.nanoTime();
         Instant now = clock.instant();
+        indexLookups.forThisTransaction();
         Set<Long> taken = queue.takeLeasedTasks(reports.stream().map(StepReport::taskId).toList(),
                 reports.stream().map(StepReport::leaseToken).toList());
         // Sorted by run id: the order in which every multi-run writer locks run rows (see RunRows#update).

@@ -1,0 +1,40 @@
+package dev.ductor.database;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import org.hibernate.Session;
+
+/**
+ * Tells PostgreSQL, for the rest of the current transaction, to find rows through indexes. For transactions whose
+ * every statement looks rows up by key (primary key, run id, queue item ids), where a sequential scan is never the
+ * right plan once the tables hold more than a page or two.
+ *
+ * <p>Why a planner setting at all: on a young database (fresh install, or right after a bulk load) the tables have
+ * no statistics yet. The first plans of a server-prepared statement are made while the table is a few pages, a
+ * sequential scan is the cheapest plan then, and the plan cache keeps that generic plan until the table is next
+ * analyzed. Measured with {@code bench/run.sh chain3} on a fresh database: the group commit's run lookup
+ * ({@code run_id = ANY(?)}) stayed a sequential scan over 3,500 rows for the whole run, 0.5 ms a call and growing,
+ * and the queue's {@code run_id = ANY(?)} delete likewise. {@code SET LOCAL} ends with the transaction, so no
+ * other statement on the pooled connection is affected; a plan that has no index to use still runs, just costed
+ * higher.
+ */
+@ApplicationScoped
+public class IndexLookups {
+
+    private final EntityManager em;
+
+    @Inject
+    public IndexLookups(EntityManager em) {
+        this.em = em;
+    }
+
+    /** Call first in the transaction, before any statement whose plan it should shape. */
+    public void forThisTransaction() {
+        em.unwrap(Session.class).doWork(connection -> {
+            try (var statement = connection.createStatement()) {
+                statement.execute("SET LOCAL enable_seqscan = off");
+            }
+        });
+    }
+}
