@@ -119,7 +119,9 @@ final class ChaosChecks {
                         + ", history:\n" + String.join("\n", db.rows("SELECT seq, at, node_id, from_state, to_state, cause"
                         + " FROM eec_run_transition WHERE run_id = CAST(? AS uuid) ORDER BY seq", start.runId()))
                         + "\n  queue: " + db.rows("SELECT kind, node_id, attempt, lease_owner, available_at, deliveries"
-                        + " FROM eec_queue_item WHERE run_id = CAST(? AS uuid)", start.runId()));
+                        + " FROM eec_queue_item WHERE run_id = CAST(? AS uuid)", start.runId())
+                        + "\n  inbox: " + db.rows("SELECT id, kind, dedup_key, node_id, attempt, created_at, consumed_at"
+                        + " FROM eec_run_inbox WHERE run_id = CAST(? AS uuid) ORDER BY id", start.runId()));
             }
         }
         if (lost > 0) {

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The users of a chaos trial: runs started at a steady pace, a workflow of each kind in turn, each by a client that,
  * when its pod fails it (connection refused or reset, timeout, 5xx), tries again on another pod with the same
  * idempotency key until it gets an answer, for up to {@link ChaosSettings#clientBudget()}. Signal runs get their
- * signal from such a client too, a moment after their start was accepted.
+ * signal from such a client too, up to 1.5 s after their start was accepted.
  */
 final class ChaosClients implements AutoCloseable {
 
@@ -162,7 +162,8 @@ final class ChaosClients implements AutoCloseable {
                 System.currentTimeMillis()));
         if (kind == ChaosWorkflows.SIGNAL) {
             pending.incrementAndGet();
-            long delay = 500 + ThreadLocalRandom.current().nextLong(1000);
+            // Before or after the run reaches its signal node: an early signal waits in the inbox for the node.
+            long delay = ThreadLocalRandom.current().nextLong(1500);
             clock.schedule(() -> workers.execute(() -> {
                 try {
                     signal(k, runId);

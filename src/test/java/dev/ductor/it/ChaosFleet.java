@@ -177,7 +177,11 @@ final class ChaosFleet implements AutoCloseable {
                     slot.ready = true;
                 }
             } catch (AssertionError notReady) {
-                // awaitReady fails when the JVM exits first (or after its timeout): the watch below says which.
+                // The JVM exited first (the watch below reports it), or it is still booting after the timeout.
+                if (pod.isAlive() && !killed.contains(pod) && !closing) {
+                    errors.add(pod.name() + " still not ready " + Pods.READY_TIMEOUT.toSeconds() + " s after its launch (log "
+                            + pod.log() + ")");
+                }
             }
             pod.process().waitFor();
             if (slot.pod == pod) {

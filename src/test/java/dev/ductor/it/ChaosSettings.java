@@ -1,8 +1,6 @@
 package dev.ductor.it;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * What a chaos trial does, from {@code chaos.*} system properties (Maven passes {@code -Dchaos.x=y} on to the IT's JVM).
@@ -43,11 +41,10 @@ record ChaosSettings(int kills, Duration killEvery, Duration load, double pace, 
 
     /** The pods' settings: short leases, so a killed pod's work is taken over in seconds, not the default 30 s. */
     String[] podProperties() {
-        List<String> properties = new ArrayList<>(List.of(
+        return new String[] {
                 "ductor.worker.lease=" + lease.toSeconds() + "s",
                 "ductor.coordinator.lease=" + lease.toSeconds() + "s",
-                "ductor.worker.reap-interval=1s"));
-        return properties.toArray(String[]::new);
+                "ductor.worker.reap-interval=1s"};
     }
 
     boolean crashesDatabase() {
