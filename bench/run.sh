@@ -6,6 +6,7 @@
 #   bench/run.sh timers    coordinator and task claim latency, empty queue vs 1M pending future timers
 #   bench/run.sh startup   time-to-ready and JVM CPU to ready: JDK 17, JDK 25, JDK 25 with a Leyden AOT cache
 #   bench/run.sh chain3    end-to-end runs/s of the packaged jar on a durable PostgreSQL vs a plain-JDBC reference
+#   bench/run.sh chaos     3 pods under load, a pod SIGKILLed every 15 s, PostgreSQL crash-restarted once: 0 lost?
 #
 # Each scenario builds what it needs, sends Maven's output to a log under target/bench/, and prints only its
 # figures as key=value lines. Database: the embedded, throw-away PostgreSQL the test profile starts, or an
@@ -44,6 +45,12 @@ scenarios:
           database and budget, one load driver for both (bench/chain3.sh; bash bench/chain3.sh --help lists
           its BENCH_* settings); last line:
           runs_per_s=<n> ref_runs_per_s=<m> ratio=<n/m> p50_ms=<a> p99_ms=<b> start_per_s=<s> rss_mb=<r>
+  chaos   the full chaos trial (ChaosIT, whose bounded version runs in ./mvnw verify): 3 pods of the packaged jar on
+          one durable PostgreSQL, mixed runs started at a steady pace by clients that retry on another pod with
+          the same idempotency key, a random pod SIGKILLed every 15 s (CHAOS_KILLS, default 10) and PostgreSQL
+          crash-restarted once (pg_ctl -m immediate); then every accepted run checked; exit status 1 when a check
+          failed; last line:
+          runs=<n> kills=<k> pg_restarts=<p> lost=<l> stuck=<s> failed=<f> dup=<d> recovery_s=<r>
 
 environment:
   QUARKUS_DATASOURCE_JDBC_URL, QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD
@@ -53,7 +60,11 @@ environment:
   PGBENCH
           the pgbench to use (default: pgbench on PATH, else /usr/lib/postgresql/*/bin/pgbench); none: skip
   BENCH_OPTS
-          extra -D options for the benchmark (see docs/benchmarks.md for the bench.* keys)
+          extra -D options for the benchmark (see docs/benchmarks.md for the bench.* keys; chaos: the chaos.* keys)
+  BENCH_SKIP_BUILD=1
+          chaos: do not package the jar again (it must exist); the test classes are still compiled
+  CHAOS_KILLS, CHAOS_PACE, CHAOS_SEED
+          chaos: pods killed (default 10, one every 15 s), runs started per second (default 4), the victims' seed
 EOF
 }
 
@@ -154,6 +165,45 @@ scenario_simple() {
     echo "$last"
 }
 
+# The full chaos trial: ChaosIT through failsafe with more kills and more load than the bounded one of ./mvnw verify.
+# It writes its figures to target/bench/chaos.properties, the result line last.
+scenario_chaos() {
+    local dir=target/bench
+    mkdir -p "$dir"
+    local log="$dir/chaos-maven.log" out="$PWD/$dir/chaos.properties"
+    local na="runs=NA kills=NA pg_restarts=NA lost=NA stuck=NA failed=NA dup=NA recovery_s=NA"
+    rm -f "$out"
+    local goals=(verify)
+    if [ "${BENCH_SKIP_BUILD:-0}" = 1 ]; then
+        if [ ! -f target/quarkus-app/quarkus-run.jar ]; then
+            echo "BENCH_SKIP_BUILD=1 but target/quarkus-app/quarkus-run.jar is missing" >&2
+            echo "$na"
+            exit 1
+        fi
+        goals=(test-compile failsafe:integration-test failsafe:verify)
+    fi
+    echo "scenario=chaos log=$log"
+    local started=$SECONDS status=0
+    # shellcheck disable=SC2086
+    ./mvnw -B "${goals[@]}" -Dit.test=ChaosIT -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+        -Dchaos.kills="${CHAOS_KILLS:-10}" -Dchaos.pace="${CHAOS_PACE:-4}" ${CHAOS_SEED:+-Dchaos.seed=$CHAOS_SEED} \
+        -Dchaos.out="$out" ${BENCH_OPTS:-} >"$log" 2>&1 || status=$?
+    if [ ! -s "$out" ] || ! grep -q '^runs=' "$out"; then
+        echo "the trial did not run to its checks; the end of $log:" >&2
+        tail -n 60 "$log" >&2
+        echo "$na"
+        exit 1
+    fi
+    grep -v '^runs=' "$out"
+    echo "elapsed_s=$((SECONDS - started))"
+    if [ "$status" != 0 ]; then
+        echo "chaos checks failed (pod logs: target/chaos-it/); from $log:" >&2
+        sed -n '/chaos check(s) failed/,/^-----/p' "$log" | head -n 80 >&2
+    fi
+    grep '^runs=' "$out" | tail -n 1
+    [ "$status" = 0 ] || exit 1
+}
+
 case "${1:-}" in
     ticks)
         scenario_ticks
@@ -166,6 +216,9 @@ case "${1:-}" in
         ;;
     timers)
         scenario_simple timers TimerBench "claim_ms_empty claim_ms_1m ratio"
+        ;;
+    chaos)
+        scenario_chaos
         ;;
     chain3)
         # exec: a signal to this shell reaches chain3.sh's own trap, which stops what it started

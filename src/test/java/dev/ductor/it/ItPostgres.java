@@ -60,6 +60,30 @@ final class ItPostgres implements AutoCloseable {
         postgres = server(dataDir, durable, postgres.getPort()).start();
     }
 
+    /**
+     * A crash and a restart: {@code pg_ctl stop -m immediate} (the postmaster and every backend quit at once, no
+     * checkpoint, open transactions lost, connections cut), {@code down} with no server, then the server again on
+     * the same data directory and port, where it recovers from its WAL as after a power loss. Returns how long the
+     * server was unreachable.
+     */
+    Duration crashRestart(Duration down) throws IOException, InterruptedException {
+        long started = System.nanoTime();
+        PostgresCrash.immediateStop(dataDir);
+        // The server is gone; zonky's close() now only releases its lock on the data directory. Its own
+        // "pg_ctl stop" finds no server, which it would log as an error with a stack trace: expected here.
+        java.util.logging.Logger zonky = java.util.logging.Logger.getLogger(EmbeddedPostgres.class.getName());
+        java.util.logging.Level level = zonky.getLevel();
+        zonky.setLevel(java.util.logging.Level.OFF);
+        try {
+            postgres.close();
+        } finally {
+            zonky.setLevel(level);
+        }
+        Thread.sleep(down.toMillis());
+        restart();
+        return Duration.ofNanos(System.nanoTime() - started);
+    }
+
     String jdbcUrl() {
         return postgres.getJdbcUrl("postgres", "postgres");
     }

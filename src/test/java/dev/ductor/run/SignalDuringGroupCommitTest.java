@@ -1,0 +1,112 @@
+package dev.ductor.run;
+
+import dev.ductor.queue.QueueItem;
+import dev.ductor.queue.QueueKind;
+import dev.ductor.queue.QueueRepository;
+import dev.ductor.support.Fixtures;
+import dev.ductor.support.LockHolder;
+import dev.ductor.support.ManualCoordination;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The stuck run of the chaos trial (ChaosIT, seed 1796178110405: run chaos-358 WAITING for its signal, the signal
+ * unconsumed in the inbox, no wakeup left), ordered deterministically: a group commit reads the run and its inbox;
+ * a signal is accepted (inbox row and wakeup, committed); a coordinator ticks that wakeup on the row as committed, where
+ * the signal node is not waiting yet, so the tick is a no-op that keeps the signal in the inbox and acks the wakeup;
+ * then the group commit's versioned UPDATE still matches (nobody bumped the version) and moves the node to WAITING
+ * without having seen the signal. Nothing will ever tick the run again (until a signal timeout, if it has one).
+ */
+@QuarkusTest
+@TestProfile(ManualCoordination.class)
+class SignalDuringGroupCommitTest {
+
+    private static final String TENANT = "signal-race";
+
+    @Inject
+    Fixtures fixtures;
+
+    @Inject
+    GroupCommit groupCommit;
+
+    @Inject
+    RunOperations operations;
+
+    @Inject
+    Coordinator coordinator;
+
+    @Inject
+    QueueRepository queue;
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Inject
+    Clock clock;
+
+    @Disabled("fails on the product as it is: the lost wakeup found by ChaosIT (issue 11, item 13); enable with the fix")
+    @Test
+    void aSignalAcceptedWhileAGroupCommitAdvancesTheRunIsStillDelivered() throws Exception {
+        String workflow = fixtures.define(TENANT, "{\"nodes\":[{\"id\":\"prep\",\"type\":\"task\",\"handler\":\"noop\"},"
+                + "{\"id\":\"approve\",\"type\":\"signal\",\"signal\":\"approve\",\"dependsOn\":[\"prep\"]}]}");
+        UUID runId = fixtures.start(TENANT, workflow);
+        QueueItem prep = fixtures.claimTasks(runId, Set.of("noop")).get(0);
+        StepReport completed = StepReport.completed(prep.id(), prep.leaseToken(), runId, prep.nodeId(), prep.attempt(), TENANT,
+                prep.tier(), null);
+
+        try (Connection holder = dataSource.getConnection()) {
+            // Holds the run row as a writer would (not its key: the signal's inbox INSERT still gets its FK lock), so
+            // the group commit, having read the run and its inbox, waits at its UPDATE.
+            holder.setAutoCommit(false);
+            try (PreparedStatement lock = holder.prepareStatement("SELECT 1 FROM eec_workflow_run WHERE run_id = ? FOR NO KEY UPDATE")) {
+                lock.setObject(1, runId);
+                lock.executeQuery().close();
+            }
+            CompletableFuture<GroupCommit.Outcome> commit = CompletableFuture.supplyAsync(
+                    () -> groupCommit.apply(List.of(completed), GroupCommit.Eager.NONE));
+            LockHolder.awaitSomeoneBlocked(dataSource);
+
+            operations.signal(TENANT, runId, "approve", fixtures.json("{}"), "approve-1");
+            tickWhatIsDue(runId);
+
+            holder.commit();
+            assertEquals(1, commit.get(30, TimeUnit.SECONDS).committed(), "the group commit's write landed");
+        }
+        tickWhatIsDue(runId);
+
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND consumed_at IS NULL", runId),
+                "the accepted signal is stranded in the inbox; wakeups queued for the run: "
+                        + fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND kind = 'WAKEUP'", runId));
+        assertEquals("SUCCEEDED", fixtures.status(runId));
+    }
+
+    /** Claims and processes the run's due wakeups and timers, as a coordinator pod would, until none is left. */
+    private void tickWhatIsDue(UUID runId) {
+        for (int round = 0; round < 10; round++) {
+            List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> queue.claim(
+                    List.of(QueueKind.WAKEUP, QueueKind.TIMER), "test", 100, Duration.ofSeconds(30), clock.instant()))
+                    .stream().filter(item -> item.runId().equals(runId)).toList();
+            if (claimed.isEmpty()) {
+                return;
+            }
+            coordinator.process(runId, claimed);
+        }
+    }
+}
