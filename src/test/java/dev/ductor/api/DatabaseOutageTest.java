@@ -3,6 +3,7 @@ package dev.ductor.api;
 import jakarta.transaction.RollbackException;
 import org.junit.jupiter.api.Test;
 
+import javax.transaction.xa.XAException;
 import java.sql.SQLException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,6 +26,16 @@ class DatabaseOutageTest {
         RollbackException commit = new RollbackException("commit failed");
         commit.initCause(new SQLException("An I/O error occurred while sending to the backend", "08006"));
         assertEquals(DatabaseOutage.Applied.MAYBE, DatabaseOutage.of(new IllegalStateException(commit)));
+    }
+
+    /** As Narayana reports it: the resource's failure is a suppressed XAException, the SQLException its cause. */
+    @Test
+    void aCommitCutByTheConnectionAsNarayanaReportsItMayHaveBeenApplied() {
+        RollbackException commit = new RollbackException("ARJUNA016053: Could not commit transaction.");
+        XAException resource = new XAException("commit failed");
+        resource.initCause(new SQLException("An I/O error occurred while sending to the backend", "08006"));
+        commit.addSuppressed(resource);
+        assertEquals(DatabaseOutage.Applied.MAYBE, DatabaseOutage.of(new RuntimeException("undeclared", commit)));
     }
 
     @Test
