@@ -68,6 +68,30 @@ public class RunCommitter {
         inbox.markConsumed(result.consumedInputs(), now);
     }
 
+    /**
+     * A tick that changes nothing still decides something: that its wakeups may be acked and its discarded inputs
+     * dropped. That decision was made on the loaded version, so it holds only if the run is still there, checked under
+     * a share lock: a writer that has updated the row but not yet committed (a group commit that read the run before
+     * a signal arrived) is waited for, and then this is a lost race like any other. Without it, the no-op acked the
+     * signal's wakeup on the old state, the writer committed a state that waits for the signal, and nothing ever
+     * ticked the run again (the lost wakeup found by the chaos trial).
+     */
+    public void confirmUnchanged(LoadedRun loaded) {
+        WorkflowRunEntity run = loaded.entity();
+        Long current = em.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "SELECT db_record_version FROM eec_workflow_run WHERE run_id = ? FOR SHARE")) {
+                statement.setObject(1, run.runId);
+                try (ResultSet rs = statement.executeQuery()) {
+                    return rs.next() ? rs.getLong(1) : null;
+                }
+            }
+        });
+        if (current == null || current != run.dbRecordVersion) {
+            throw new RunConflictException(run.runId, run.dbRecordVersion, current, null);
+        }
+    }
+
     /** History and outbox rows of a tick; also used when a run is created with its first tick applied. */
     void writeConsequences(UUID runId, String tenant, String tier, TickResult result, Instant now) {
         history.append(runId, result.transitions(), now);

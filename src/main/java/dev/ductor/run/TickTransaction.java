@@ -52,6 +52,8 @@ public class TickTransaction {
             result = Tick.tick(loaded.get().snapshot(), inputs, now);
             if (!result.isNoop()) {
                 committer.commit(loaded.get(), result, now);
+            } else if (!acks.isEmpty() || !result.discardedInputs().isEmpty()) {
+                committer.confirmUnchanged(loaded.get());
             }
             inbox.markConsumed(result.discardedInputs(), now);
         }

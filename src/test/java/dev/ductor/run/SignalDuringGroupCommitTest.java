@@ -11,11 +11,11 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -61,7 +61,6 @@ class SignalDuringGroupCommitTest {
     @Inject
     Clock clock;
 
-    @Disabled("fails on the product as it is: the lost wakeup found by ChaosIT (issue 11, item 13); enable with the fix")
     @Test
     void aSignalAcceptedWhileAGroupCommitAdvancesTheRunIsStillDelivered() throws Exception {
         String workflow = fixtures.define(TENANT, "{\"nodes\":[{\"id\":\"prep\",\"type\":\"task\",\"handler\":\"noop\"},"
@@ -84,10 +83,14 @@ class SignalDuringGroupCommitTest {
             LockHolder.awaitSomeoneBlocked(dataSource);
 
             operations.signal(TENANT, runId, "approve", fixtures.json("{}"), "approve-1");
-            tickWhatIsDue(runId);
+            // The coordinator's tick reads the run as committed (prep still running): a no-op. Before it may ack the
+            // signal's wakeup it must find the run unchanged, so it queues behind the group commit's write.
+            CompletableFuture<Void> tick = CompletableFuture.runAsync(() -> tickWhatIsDue(runId));
+            awaitBlocked(2);
 
             holder.commit();
             assertEquals(1, commit.get(30, TimeUnit.SECONDS).committed(), "the group commit's write landed");
+            tick.get(30, TimeUnit.SECONDS);
         }
         tickWhatIsDue(runId);
 
@@ -95,6 +98,23 @@ class SignalDuringGroupCommitTest {
                 "the accepted signal is stranded in the inbox; wakeups queued for the run: "
                         + fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND kind = 'WAKEUP'", runId));
         assertEquals("SUCCEEDED", fixtures.status(runId));
+    }
+
+    private void awaitBlocked(int sessions) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (Connection connection = dataSource.getConnection()) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rs = connection.createStatement().executeQuery(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")) {
+                    rs.next();
+                    if (rs.getLong(1) >= sessions) {
+                        return;
+                    }
+                }
+                Thread.sleep(5);
+            }
+        }
+        throw new AssertionError("fewer than " + sessions + " sessions ever waited on the run's row");
     }
 
     /** Claims and processes the run's due wakeups and timers, as a coordinator pod would, until none is left. */
