@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
@@ -65,7 +66,8 @@ public class StuckRunWatchdog {
             List<Object[]> candidates = candidates(cutoff, afterUpdated, afterRun);
             for (Object[] row : candidates) {
                 UUID runId = (UUID) row[0];
-                if (isStuck(runId) && coordinator.forceFail(runId, "stuck", List.of())) {
+                OptionalLong stuckAt = stuckAt(runId);
+                if (stuckAt.isPresent() && coordinator.forceFail(runId, "stuck", stuckAt.getAsLong(), List.of(), List.of())) {
                     LOG.warnf("run %s made no progress since %s and nothing can advance it; force-failed as stuck", runId, row[1]);
                     failed.add(runId);
                 }
@@ -98,9 +100,12 @@ public class StuckRunWatchdog {
                 .getResultList());
     }
 
-    private boolean isStuck(UUID runId) {
-        return QuarkusTransaction.requiringNew().call(() ->
-                loader.load(runId).map(loaded -> StuckRunPolicy.isStuck(loaded.snapshot())).orElse(false));
+    /** The seq at which the run was found stuck, or empty when it is not. */
+    private OptionalLong stuckAt(UUID runId) {
+        return QuarkusTransaction.requiringNew().call(() -> loader.load(runId)
+                .filter(loaded -> StuckRunPolicy.isStuck(loaded.snapshot()))
+                .map(loaded -> OptionalLong.of(loaded.snapshot().lastSeq()))
+                .orElse(OptionalLong.empty()));
     }
 
 }

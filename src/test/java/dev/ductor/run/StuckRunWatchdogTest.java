@@ -1,8 +1,11 @@
 package dev.ductor.run;
 
+import dev.ductor.run.core.OperatorActions;
 import dev.ductor.support.Fixtures;
+import dev.ductor.support.LockHolder;
 import dev.ductor.support.ManualCoordination;
 import dev.ductor.watchdog.StuckRunWatchdog;
+import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
@@ -16,8 +19,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -46,6 +53,12 @@ class StuckRunWatchdogTest {
 
     @Inject
     Clock clock;
+
+    @Inject
+    RunOperations operations;
+
+    @Inject
+    AgroalDataSource dataSource;
 
     /** A run whose running task lost its queue row (an operator deleted it, say): nothing will ever tick it. */
     private UUID runThatLostItsTask() {
@@ -106,5 +119,44 @@ class StuckRunWatchdogTest {
         assertEquals(1, claimedIt, "one pod's terminal tick committed; the others lost the race or found it finished");
         assertEquals(1, fixtures.count("SELECT count(*) FROM eec_run_transition WHERE run_id = ?1 AND node_id IS NULL"
                 + " AND to_state = 'FAILED'", stuck));
+    }
+
+    /**
+     * The issue's scenario, ordered by the run's row lock: the operator's PATCH retry has written the run (v8) but not
+     * committed when the watchdog reads it (v7, stuck) and tries to fail it; the PATCH then commits. The watchdog's
+     * verdict was about v7: the rescued run must not be failed by a retry of the verdict on v8.
+     */
+    @Test
+    void anOperatorsRescueBetweenTheVerdictAndTheFailureWins() throws Exception {
+        UUID rescued = runThatLostItsTask();
+        long seen = fixtures.version(rescued);
+        CountDownLatch patchWritten = new CountDownLatch(1);
+        CountDownLatch watchdogBlocked = new CountDownLatch(1);
+        CompletableFuture<Void> operator = CompletableFuture.runAsync(() -> QuarkusTransaction.requiringNew().run(() -> {
+            operations.patch(TENANT, rescued, OptionalLong.of(seen),
+                    new RunPatch(null, Map.of("n0", OperatorActions.Action.RETRY)), fixtures.json("{}"));
+            patchWritten.countDown();
+            await(watchdogBlocked);
+        }));
+        assertTrue(patchWritten.await(30, TimeUnit.SECONDS));
+        CompletableFuture<List<UUID>> pass = CompletableFuture.supplyAsync(() -> watchdog.runOnce(clock.instant().plus(LATER)));
+        LockHolder.awaitSomeoneBlocked(dataSource); // the watchdog judged v7 stuck and waits to write it
+        watchdogBlocked.countDown();
+        operator.get(30, TimeUnit.SECONDS);
+        List<UUID> failed = pass.get(30, TimeUnit.SECONDS);
+
+        assertFalse(failed.contains(rescued), "the watchdog's verdict was on the run before the rescue");
+        assertEquals("RUNNING", fixtures.status(rescued));
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND kind = 'TASK' AND attempt = 2",
+                rescued), "the operator's new attempt stands");
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_transition WHERE run_id = ?1 AND to_state = 'FAILED'", rescued));
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(30, TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }
