@@ -60,6 +60,12 @@ class StuckRunWatchdogTest {
     @Inject
     AgroalDataSource dataSource;
 
+    @Inject
+    RunInbox inbox;
+
+    @Inject
+    Coordinator coordinator;
+
     /** A run whose running task lost its queue row (an operator deleted it, say): nothing will ever tick it. */
     private UUID runThatLostItsTask() {
         UUID runId = fixtures.start(TENANT, fixtures.chain(TENANT, 2, "ext:nobody"));
@@ -158,5 +164,62 @@ class StuckRunWatchdogTest {
         } catch (InterruptedException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private void lastUpdated(UUID runId, Instant at) {
+        QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery("UPDATE eec_workflow_run SET updated_at = ?2 WHERE run_id = ?1")
+                .setParameter(1, runId).setParameter(2, at).executeUpdate());
+    }
+
+    private void sql(String statement, UUID runId) {
+        QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery(statement).setParameter(1, runId).executeUpdate());
+    }
+
+    /** Runs that cannot be loaded come first in the pass's order; it records and skips them and still reaches the stuck one. */
+    @Test
+    void aRunThatCannotBeLoadedIsSkippedAndThePassGoesOn() {
+        Instant longAgo = Instant.parse("2002-01-01T00:00:00Z");
+        UUID corrupt = runThatLostItsTask();
+        sql("UPDATE eec_workflow_run SET node_states = jsonb_set(node_states, '{n0,attempts}', '7') WHERE run_id = ?1", corrupt);
+        lastUpdated(corrupt, longAgo);
+        UUID revisionGone = runThatLostItsTask();
+        sql("UPDATE eec_workflow_run SET workflow_revision = 999 WHERE run_id = ?1", revisionGone);
+        lastUpdated(revisionGone, longAgo.plusSeconds(1));
+        UUID stuck = runThatLostItsTask();
+        lastUpdated(stuck, longAgo.plusSeconds(2));
+        double before = registry.counter("ductor.watchdog.unloadable").count();
+        try {
+            List<UUID> failed = watchdog.runOnce(clock.instant());
+
+            assertTrue(failed.contains(stuck), "the pass went on past the runs it could not load");
+            assertEquals("FAILED", fixtures.status(stuck));
+            assertEquals("RUNNING", fixtures.status(corrupt), "nothing is decided about a run that cannot be read");
+            assertEquals("RUNNING", fixtures.status(revisionGone));
+            assertEquals(before + 2, registry.counter("ductor.watchdog.unloadable").count());
+        } finally {
+            // Out of the way of later passes (a status change by hand, as an operator repairing the row would).
+            sql("UPDATE eec_workflow_run SET status = 'CANCELLED' WHERE run_id = ?1", corrupt);
+            sql("UPDATE eec_workflow_run SET status = 'CANCELLED' WHERE run_id = ?1", revisionGone);
+        }
+    }
+
+    /** A result sits in the inbox but its wakeup is gone: a wakeup advances the run, so it is woken, not failed. */
+    @Test
+    void aRunWithPendingInputButNoWakeupIsWokenInsteadOfFailed() {
+        UUID runId = runThatLostItsTask();
+        QuarkusTransaction.requiringNew().run(() -> inbox.deliver(runId, InboxKind.TASK_RESULT, "result:n0:1", "n0", 1, null,
+                "{\"completed\":true,\"output\":{}}", clock.instant()));
+        double before = registry.counter("ductor.watchdog.wakeups").count();
+
+        List<UUID> failed = watchdog.runOnce(clock.instant().plus(LATER));
+
+        assertFalse(failed.contains(runId));
+        assertEquals("RUNNING", fixtures.status(runId));
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND kind = 'WAKEUP'", runId));
+        assertEquals(before + 1, registry.counter("ductor.watchdog.wakeups").count());
+
+        coordinator.process(runId, List.of(fixtures.claimedWakeupOf(runId)));
+        assertEquals("SUCCEEDED", fixtures.nodeState(runId, "n0"), "the woken run applied its result");
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND kind = 'TASK' AND node_id = 'n1'", runId));
     }
 }
