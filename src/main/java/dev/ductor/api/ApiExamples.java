@@ -68,6 +68,18 @@ public final class ApiExamples {
 
     public static final String CANCELLING = "{\"runId\":\"" + RUN_ID + "\",\"status\":\"CANCELLING\"}";
 
+    // ---- dead letters (poison runs) -----------------------------------------------------------------------------
+
+    private static final String DEAD_LETTER = "{\"runId\":\"" + RUN_ID + "\",\"items\":1,\"failedDeliveries\":5,"
+            + "\"lastError\":\"CorruptRunStateException: run " + RUN_ID + " node_states checksum mismatch\","
+            + "\"since\":\"2025-06-02T15:02:00Z\"}";
+
+    public static final String DEAD_LETTERS = "{\"items\":[" + DEAD_LETTER + "]}";
+
+    public static final String DEAD_LETTERS_REQUEUED = "{\"runId\":\"" + RUN_ID + "\",\"requeued\":1}";
+
+    public static final String DEAD_LETTERS_NONE = "{\"runId\":\"" + RUN_ID + "\",\"requeued\":0}";
+
     public static final String PATCH_TIER = "{\"tier\":\"bulk\"}";
 
     public static final String PATCH_NODES = "{\"nodes\":{\"ship\":{\"action\":\"retry\"}}}";

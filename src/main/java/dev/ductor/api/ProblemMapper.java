@@ -2,6 +2,7 @@ package dev.ductor.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import dev.ductor.database.DatabaseOutage;
 import dev.ductor.error.DuctorException;
 import dev.ductor.workflow.model.InvalidDefinitionException;
 import io.quarkus.security.AuthenticationFailedException;

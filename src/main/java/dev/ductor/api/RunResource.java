@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.run.RunConflictException;
+import dev.ductor.run.ParkedRuns;
 import dev.ductor.run.RunOperations;
 import dev.ductor.run.RunPatch;
 import dev.ductor.run.RunPage;
@@ -55,6 +56,9 @@ public class RunResource {
     @Inject
     CallerContext caller;
 
+    @Inject
+    ParkedRuns parked;
+
     @GET
     @Path("/{runId}")
     @Operation(summary = "A run with its nodes; the ETag is its version")
@@ -103,6 +107,29 @@ public class RunResource {
     })
     public List<TransitionView> history(@PathParam("runId") String runId) {
         return runs.history(caller.tenant(), parse(runId));
+    }
+
+    @POST
+    @Path("/{runId}/dead-letters/retry")
+    @RolesAllowed(Roles.OPERATOR)
+    @Operation(summary = "Re-queue a parked (poison) run's dead-lettered wakeups and timers once its cause is fixed")
+    @APIResponses({
+            @APIResponse(responseCode = "202", description = "Re-queued, due now; a run still failing is parked again",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "requeued", value = DEAD_LETTERS_REQUEUED))),
+            @APIResponse(responseCode = "200", description = "The run has no dead letters: nothing to do",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "none", value = DEAD_LETTERS_NONE))),
+            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "403", description = "The token's role may not do this",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
+            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN)))
+    })
+    public Response retryDeadLetters(@PathParam("runId") String runId) {
+        int requeued = parked.retry(caller.tenant(), parse(runId));
+        return Response.status(requeued > 0 ? 202 : 200).entity(Map.of("runId", runId, "requeued", requeued)).build();
     }
 
     @POST

@@ -118,6 +118,13 @@ public interface DuctorConfig {
         /** Requeues without progress after which a run is force-failed as livelocked. */
         @WithDefault("8")
         int maxNonProgressingRequeues();
+
+        /**
+         * Deliveries of a run's wakeup whose tick failed with an error (not a conflict, not a database outage) after
+         * which the run is parked: its wakeups and timers are dead-lettered until an operator retries them.
+         */
+        @WithDefault("5")
+        int maxFailedDeliveries();
     }
 
     interface Queue {

@@ -23,7 +23,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * <p>Listed here, each nested type explicitly:
  * <ul>
  *   <li>entities of a {@code jakarta.ws.rs.core.Response}, whose signature names no type: {@link StoredWorkflow},
- *   {@link RunView}, {@link PoolView}, {@link RuleView}, {@link EventReceipt} and the {@link Problem} of every
+ *   {@link RunView} (with its {@code DeadLetters}), {@link PoolView}, {@link RuleView}, {@link EventReceipt} and the {@link Problem} of every
  *   error (StoredWorkflow and RunView are also in signatures, of the workflow list and {@code RunPage}, and so
  *   registered twice; the others were in no generated reflection configuration before this list);</li>
  *   <li>what a problem document carries in its extension members: the {@link Violation}s of a refused definition,
@@ -45,6 +45,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         StoredWorkflow.class,
         RunView.class,
         RunView.NodeView.class,
+        RunView.DeadLetters.class,
         PoolView.class,
         RuleView.class,
         EventReceipt.class,

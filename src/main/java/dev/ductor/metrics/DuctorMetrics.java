@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Every Ductor meter, with stable names and low-cardinality tags (never a run id). Prometheus names:
  * {@code ductor_tick_total{outcome}}, {@code ductor_tick_retries_total}, {@code ductor_requeues_total},
  * {@code ductor_forced_failures_total{reason}}, {@code ductor_tick_seconds}, {@code ductor_queue_depth{tier}},
- * {@code ductor_queue_lag_seconds{tier}}, {@code ductor_signals_total{outcome}}.
+ * {@code ductor_queue_lag_seconds{tier}}, {@code ductor_signals_total{outcome}}, {@code ductor_watchdog_wakeups_total},
+ * {@code ductor_watchdog_unloadable_total}, {@code ductor_dead_letters_total}.
  */
 @ApplicationScoped
 public class DuctorMetrics {
@@ -25,6 +26,9 @@ public class DuctorMetrics {
     private final Map<TickOutcome, Counter> ticks = new EnumMap<>(TickOutcome.class);
     private final Counter retries;
     private final Counter requeues;
+    private final Counter watchdogWakeups;
+    private final Counter watchdogUnloadable;
+    private final Counter deadLetters;
     private final DistributionSummary tickSeconds;
     private final Map<String, AtomicLong> depth = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> lagMillis = new ConcurrentHashMap<>();
@@ -38,6 +42,12 @@ public class DuctorMetrics {
         }
         retries = Counter.builder("ductor.tick.retries").description("In-process tick retries after a version conflict").register(registry);
         requeues = Counter.builder("ductor.requeues").description("Wakeups requeued with backoff after the in-process retries ran out").register(registry);
+        watchdogWakeups = Counter.builder("ductor.watchdog.wakeups")
+                .description("Runs the watchdog found idle with work a tick could do, and woke instead of failing").register(registry);
+        watchdogUnloadable = Counter.builder("ductor.watchdog.unloadable")
+                .description("Runs a watchdog pass could not load (checksum mismatch, missing revision) and skipped").register(registry);
+        deadLetters = Counter.builder("ductor.dead.letters")
+                .description("Coordinator items parked after their run's tick failed on every delivery").register(registry);
         // A summary named *.seconds rather than a Timer: a Timer would be exported as ductor_tick_seconds too,
         // but Micrometer refuses a Timer and the ductor.tick counter under one base name.
         tickSeconds = DistributionSummary.builder("ductor.tick.seconds").description("Duration of one tick attempt")
@@ -64,6 +74,18 @@ public class DuctorMetrics {
 
     public void requeue() {
         requeues.increment();
+    }
+
+    public void watchdogWakeup() {
+        watchdogWakeups.increment();
+    }
+
+    public void watchdogUnloadable() {
+        watchdogUnloadable.increment();
+    }
+
+    public void deadLettered(int items) {
+        deadLetters.increment(items);
     }
 
     public void forcedFailure(String reason) {

@@ -14,6 +14,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
@@ -58,7 +59,9 @@ public class Coordinator {
             if (decision.forceFail()) {
                 LOG.warnf("run %s lost %d requeued ticks in a row without progress; force-failing it as livelocked",
                         runId, envelope.requeueCount());
-                forceFail(runId, "livelock", items);
+                // Decided on the winner's seq: if the run moves before the failure applies, it was not livelocked.
+                // The timers ride along, so that a dropped verdict does not lose their firing with the acked items.
+                forceFail(runId, "livelock", knownSeq(exhausted.actualSeq()), carried, items);
             } else {
                 metrics.requeue();
                 requeuer.requeue(items, decision.nextCount(), exhausted.actualSeq());
@@ -74,17 +77,28 @@ public class Coordinator {
         return seen == null || !seen.canConvertToLong() ? null : seen.asLong();
     }
 
+    /** A run whose seq is unknown (its row is gone) matches no verdict. */
+    private static long knownSeq(Long seq) {
+        return seq == null ? -1 : seq;
+    }
+
     /**
      * Ends a run as FAILED through an ordinary, version-checked tick, so several pods (or the watchdog and
-     * the livelock guard) deciding it at once still fail it exactly once. Returns true when this call did it.
+     * the livelock guard) deciding it at once still fail it exactly once. {@code decidedAtSeq} is the seq the
+     * verdict was reached on: a run that moved since is left running (the tick drops the verdict), however
+     * many times the tick is retried. Returns true when this call failed it.
      */
-    public boolean forceFail(UUID runId, String reason, List<QueueItem> acks) {
+    public boolean forceFail(UUID runId, String reason, long decidedAtSeq, List<Input> carried, List<QueueItem> acks) {
+        List<Input> inputs = new ArrayList<>(carried);
+        inputs.add(new Input.ForceFail(0, reason, decidedAtSeq));
         for (int round = 0; round < 3; round++) {
             try {
-                TickResult result = retryingTick.tick(runId, List.of(new Input.ForceFail(0, reason)), acks, new Attempts());
+                TickResult result = retryingTick.tick(runId, inputs, acks, new Attempts());
                 boolean failedNow = result != null && result.madeProgress() && result.status() == RunStatus.FAILED;
                 if (failedNow) {
                     metrics.forcedFailure(reason);
+                } else if (result != null && !result.status().isTerminal()) {
+                    LOG.infof("run %s moved since it was judged %s at seq %d; left running", runId, reason, decidedAtSeq);
                 }
                 return failedNow;
             } catch (RunConflictException stillContended) {

@@ -2,6 +2,7 @@ package dev.ductor.run;
 
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.PodIdentity;
+import dev.ductor.database.DatabaseOutage;
 import dev.ductor.queue.PollingLoops;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;
@@ -23,7 +24,10 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
-/** Claims due wakeups and timers and hands each run's batch to the {@link Coordinator}. */
+/**
+ * Claims due wakeups and timers and hands each run's batch to the {@link Coordinator}; a batch whose tick errors
+ * goes to {@link FailedDeliveries}, which parks a run that fails on every delivery.
+ */
 @ApplicationScoped
 public class CoordinatorLoop {
 
@@ -33,6 +37,7 @@ public class CoordinatorLoop {
     private final QueueRepository queue;
     private final Coordinator coordinator;
     private final QueueSignal signal;
+    private final FailedDeliveries failedDeliveries;
     private final DuctorConfig config;
     private final PodIdentity pod;
     private final Clock clock;
@@ -40,7 +45,8 @@ public class CoordinatorLoop {
 
     @Inject
     public CoordinatorLoop(QueueRepository queue, Coordinator coordinator, QueueSignal signal, DuctorConfig config,
-                           PodIdentity pod, Clock clock) {
+                           PodIdentity pod, Clock clock, FailedDeliveries failedDeliveries) {
+        this.failedDeliveries = failedDeliveries;
         this.queue = queue;
         this.coordinator = coordinator;
         this.signal = signal;
@@ -73,10 +79,27 @@ public class CoordinatorLoop {
             try {
                 coordinator.process(runId, items);
             } catch (RuntimeException e) {
-                // Left leased: the items come back when the lease ends, and the error is metered as such.
-                LOG.errorf(e, "tick of run %s failed", runId);
+                failed(runId, items, e);
             }
         });
         return claimed.size();
+    }
+
+    /**
+     * Left leased: the items come back when the lease ends, and the error is metered as such. An outage is not the
+     * run's fault and is not counted against it; any other error is, and a run that keeps failing is parked.
+     */
+    private void failed(UUID runId, List<QueueItem> items, RuntimeException e) {
+        if (DatabaseOutage.isOutage(e)) {
+            LOG.warnf("tick of run %s failed: the database is unreachable (%s); redelivered when its lease ends", runId, e.getMessage());
+            return;
+        }
+        LOG.errorf(e, "tick of run %s failed", runId);
+        try {
+            failedDeliveries.record(runId, items, e);
+        } catch (RuntimeException notRecorded) {
+            LOG.warnf("the failed delivery of run %s could not be recorded (%s); redelivered when its lease ends",
+                    runId, notRecorded.getMessage());
+        }
     }
 }

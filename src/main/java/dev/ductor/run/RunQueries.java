@@ -3,6 +3,7 @@ package dev.ductor.run;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.NotFoundException;
+import dev.ductor.queue.DeadLetters;
 import dev.ductor.run.core.NodeState;
 import dev.ductor.run.core.RunStatus;
 import dev.ductor.workflow.WorkflowService;
@@ -31,9 +32,11 @@ public class RunQueries {
     private final WorkflowService workflows;
     private final NodeStatesCodec codec;
     private final JsonCodec json;
+    private final DeadLetters deadLetters;
 
     @Inject
-    public RunQueries(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, JsonCodec json) {
+    public RunQueries(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, JsonCodec json, DeadLetters deadLetters) {
+        this.deadLetters = deadLetters;
         this.em = em;
         this.workflows = workflows;
         this.codec = codec;
@@ -42,7 +45,10 @@ public class RunQueries {
 
     @Transactional
     public RunView get(String tenant, UUID runId) {
-        return view(find(tenant, runId));
+        RunView run = view(find(tenant, runId));
+        return deadLetters.of(tenant, runId)
+                .map(d -> run.withDeadLetters(new RunView.DeadLetters(d.items(), d.failedDeliveries(), d.lastError(), d.since())))
+                .orElse(run);
     }
 
     /** What a command needs to know of a run before it writes to its inbox. */

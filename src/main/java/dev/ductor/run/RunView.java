@@ -7,7 +7,10 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 
-/** A run as the API shows it; {@code version} is the {@code db_record_version}, also sent as the ETag. */
+/**
+ * A run as the API shows it; {@code version} is the {@code db_record_version}, also sent as the ETag.
+ * {@code deadLetters} is present only on a single run's GET, and only while the run is parked as poison.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RunView(
         UUID runId,
@@ -22,7 +25,24 @@ public record RunView(
         JsonNode output,
         long version,
         Instant createdAt,
-        Instant updatedAt) {
+        Instant updatedAt,
+        DeadLetters deadLetters) {
+
+    public RunView(UUID runId, String workflow, int revision, String status, String tier, String idempotencyKey,
+                   String correlationKey, Map<String, NodeView> nodes, JsonNode input, JsonNode output, long version,
+                   Instant createdAt, Instant updatedAt) {
+        this(runId, workflow, revision, status, tier, idempotencyKey, correlationKey, nodes, input, output, version,
+                createdAt, updatedAt, null);
+    }
+
+    public RunView withDeadLetters(DeadLetters parked) {
+        return new RunView(runId, workflow, revision, status, tier, idempotencyKey, correlationKey, nodes, input, output,
+                version, createdAt, updatedAt, parked);
+    }
+
+    /** The run's wakeups and timers dead-lettered after {@code failedDeliveries} failed ticks; see operations.md. */
+    public record DeadLetters(int items, int failedDeliveries, String lastError, Instant since) {
+    }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record NodeView(String state, int attempts, JsonNode output, String error) {

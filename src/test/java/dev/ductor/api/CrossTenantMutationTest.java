@@ -45,6 +45,7 @@ class CrossTenantMutationTest {
         answers.put("signal", stranger.as("client").body("{\"name\": \"paid\", \"idempotencyKey\": \"k-1\"}")
                 .post("/api/v1/runs/{id}/signals", runId));
         answers.put("cancel", stranger.as("operator").post("/api/v1/runs/{id}/cancel", runId));
+        answers.put("dead-letter retry", stranger.as("operator").post("/api/v1/runs/{id}/dead-letters/retry", runId));
         answers.put("PATCH with the run's real If-Match", stranger.as("operator").header("If-Match", etag)
                 .body("{\"tier\": \"bulk\"}").patch("/api/v1/runs/{id}", runId));
         answers.put("PATCH without If-Match", stranger.as("operator").body("{\"tier\": \"bulk\"}").patch("/api/v1/runs/{id}", runId));

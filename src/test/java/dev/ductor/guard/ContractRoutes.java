@@ -167,6 +167,7 @@ final class ContractRoutes {
             new Rule("PATCH", "/api/v1/runs/{}", Set.of(OPERATOR), Versioned.RUN, PATCH_RUN_BODY,
                     w -> "{\"tier\":\"interactive\",\"nodes\":{\"gate\":{\"action\":\"skip\"}}}"),
             new Rule("POST", "/api/v1/runs/{}/cancel", Set.of(OPERATOR), Versioned.NONE, Body.NONE, w -> null),
+            new Rule("POST", "/api/v1/runs/{}/dead-letters/retry", Set.of(OPERATOR), Versioned.NONE, Body.NONE, w -> null),
             new Rule("POST", "/api/v1/runs/{}/signals", Set.of(CLIENT), Versioned.NONE, SIGNAL_BODY,
                     w -> "{\"name\":\"go\",\"payload\":{\"a\":1},\"idempotencyKey\":\"guard-signal\"}"),
             new Rule("POST", "/api/v1/tasks/claim", Set.of(WORKER), Versioned.NONE, CLAIM_BODY,

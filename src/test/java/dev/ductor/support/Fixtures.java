@@ -93,6 +93,11 @@ public class Fixtures {
         return claimWakeupOf(runId);
     }
 
+    /** Claims the run's queued wakeup, as a coordinator pod would. */
+    public QueueItem claimedWakeupOf(UUID runId) {
+        return claimWakeupOf(runId);
+    }
+
     private QueueItem claimWakeupOf(UUID runId) {
         for (int round = 0; round < 100; round++) {
             List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() ->
@@ -113,6 +118,12 @@ public class Fixtures {
     public String status(UUID runId) {
         return QuarkusTransaction.requiringNew().call(() -> (String) em.createNativeQuery(
                 "SELECT status FROM eec_workflow_run WHERE run_id = ?1").setParameter(1, runId).getSingleResult());
+    }
+
+    public String nodeState(UUID runId, String node) {
+        return QuarkusTransaction.requiringNew().call(() -> (String) em.createNativeQuery(
+                "SELECT node_states -> ?2 ->> 'state' FROM eec_workflow_run WHERE run_id = ?1")
+                .setParameter(1, runId).setParameter(2, node).getSingleResult());
     }
 
     public long version(UUID runId) {

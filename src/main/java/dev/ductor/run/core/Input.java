@@ -29,7 +29,11 @@ public sealed interface Input {
     record OperatorAction(long id, String node, OperatorActions.Action action) implements Input {
     }
 
-    /** The watchdog's or the livelock guard's verdict: end the run as failed. */
-    record ForceFail(long id, String reason) implements Input {
+    /**
+     * The watchdog's or the livelock guard's verdict: end the run as failed. {@code decidedAtSeq} is the run's
+     * {@code last_transition_seq} the verdict was reached on; a run that has moved since (an operator's retry, a
+     * result) is no longer the run that was judged, so the verdict is dropped instead of applied to it.
+     */
+    record ForceFail(long id, String reason, long decidedAtSeq) implements Input {
     }
 }

@@ -116,7 +116,9 @@ public final class Tick {
             applyOperatorAction(action);
         } else if (input instanceof ForceFail force) {
             consumed.add(force.id());
-            finish(RunStatus.FAILED, "forced failure: " + force.reason());
+            if (seq == force.decidedAtSeq()) { // otherwise the run moved since the verdict: it judged a state that is gone
+                finish(RunStatus.FAILED, "forced failure: " + force.reason());
+            }
         } else {
             throw new IllegalArgumentException("unknown input " + input);
         }

@@ -6,9 +6,12 @@ import dev.ductor.workflow.model.WorkflowDefinition;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -46,5 +49,38 @@ class StuckRunPolicyTest {
         TickResult cancelled = Tick.tick(running, List.of(new Input.CancelRequested(1, "test")), NOW);
         assertFalse(StuckRunPolicy.isStuck(new RunSnapshot(running.runId(), running.definition(), cancelled.status(),
                 cancelled.nodes(), cancelled.lastSeq(), 2, null)));
+    }
+
+    private static final String CHAIN = "[{\"id\":\"a\",\"type\":\"task\",\"handler\":\"noop\"},"
+            + "{\"id\":\"b\",\"type\":\"task\",\"handler\":\"noop\",\"dependsOn\":[\"a\"]}]";
+
+    @Test
+    void aRunWithAResultWaitingInItsInboxIsWokenNotFailed() throws Exception {
+        RunSnapshot run = started(CHAIN);
+        List<Input> inbox = List.of(new Input.TaskCompleted(7, "a", 1, null));
+        assertEquals(StuckRunPolicy.Verdict.WAKE, StuckRunPolicy.verdict(run, inbox, NOW));
+    }
+
+    @Test
+    void aRunWithANodeReadyToStartIsWoken() throws Exception {
+        RunSnapshot run = started(CHAIN);
+        Map<String, NodeState> nodes = new LinkedHashMap<>(run.nodes());
+        nodes.put("a", new NodeState(NodeStatus.SUCCEEDED, 1, null, null)); // its successor was never started
+        RunSnapshot lostItsTick = new RunSnapshot(run.runId(), run.definition(), run.status(), nodes, run.lastSeq(), 2, null);
+        assertEquals(StuckRunPolicy.Verdict.WAKE, StuckRunPolicy.verdict(lostItsTick, List.of(), NOW));
+    }
+
+    @Test
+    void aRunNothingCanAdvanceIsFailedEvenWithAnEarlySignalKeptInItsInbox() throws Exception {
+        RunSnapshot run = started("[{\"id\":\"a\",\"type\":\"task\",\"handler\":\"noop\"},"
+                + "{\"id\":\"s\",\"type\":\"signal\",\"signal\":\"go\",\"dependsOn\":[\"a\"]}]");
+        List<Input> inbox = List.of(new Input.SignalReceived(3, "go", null)); // kept for s, which a never lets start
+        assertEquals(StuckRunPolicy.Verdict.FAIL, StuckRunPolicy.verdict(run, inbox, NOW));
+    }
+
+    @Test
+    void aRunParkedOnASignalIsLeftAlone() throws Exception {
+        RunSnapshot run = started("[{\"id\":\"s\",\"type\":\"signal\",\"signal\":\"go\"}]");
+        assertEquals(StuckRunPolicy.Verdict.LEAVE, StuckRunPolicy.verdict(run, List.of(), NOW));
     }
 }

@@ -51,7 +51,7 @@ class TickCancelAndForceFailTest {
     void forceFailEndsTheRunAsFailedWithTheReasonAsCause() {
         Runs.Driver run = midway();
 
-        TickResult r = run.tick(new Input.ForceFail(8, "livelock guard tripped"));
+        TickResult r = run.tick(new Input.ForceFail(8, "livelock guard tripped", run.snapshot.lastSeq()));
 
         assertEquals(List.of("task:RUNNING->CANCELLED", "sig:WAITING->CANCELLED", "later:PENDING->CANCELLED",
                 "run:RUNNING->FAILED"), moves(r));
@@ -87,10 +87,34 @@ class TickCancelAndForceFailTest {
     void secondCancelAfterForceFailInOneTickIsOnlyConsumed() {
         Runs.Driver run = midway();
 
-        TickResult r = run.tick(new Input.ForceFail(4, "stuck"), new Input.CancelRequested(5, "too late"));
+        TickResult r = run.tick(new Input.ForceFail(4, "stuck", run.snapshot.lastSeq()), new Input.CancelRequested(5, "too late"));
 
         assertEquals(RunStatus.FAILED, r.status());
         assertEquals(ids(4, 5), r.consumedInputs());
         assertEquals(1, r.transitions().stream().filter(t -> t.node() == null).count());
+    }
+
+    @Test
+    void forceFailDecidedBeforeTheRunMovedIsConsumedAndChangesNothing() {
+        Runs.Driver run = midway();
+        long judgedAt = run.snapshot.lastSeq();
+        run.tick(new Input.OperatorAction(0, "task", OperatorActions.Action.RETRY)); // the operator's rescue commits first
+
+        TickResult r = run.tick(new Input.ForceFail(9, "stuck", judgedAt));
+
+        assertTrue(r.transitions().isEmpty(), "a verdict on an older state is dropped: " + moves(r));
+        assertEquals(RunStatus.RUNNING, r.status());
+        assertEquals(ids(9), r.consumedInputs(), "and consumed, so it is not applied later either");
+    }
+
+    @Test
+    void forceFailIsDroppedWhenAnInputBeforeItInTheSameTickMovesTheRun() {
+        Runs.Driver run = midway();
+
+        TickResult r = run.tick(completed(2, "task", 1), new Input.ForceFail(3, "stuck", run.snapshot.lastSeq()));
+
+        assertEquals(List.of("task:RUNNING->SUCCEEDED"), moves(r), "the result advanced the run: it was not stuck");
+        assertEquals(RunStatus.RUNNING, r.status());
+        assertEquals(ids(2, 3), r.consumedInputs());
     }
 }

@@ -95,7 +95,7 @@ class TickStaleInputTest {
                 new Input.TimerFired(3, "a"),
                 signal(4, "go", "{}"),
                 new Input.CancelRequested(5, "stop"),
-                new Input.ForceFail(6, "stuck"));
+                new Input.ForceFail(6, "stuck", before.lastSeq()));
 
         assertUnchanged(before, r);
         assertEquals(ids(1, 2, 3, 4, 5, 6), r.consumedInputs());

@@ -46,7 +46,7 @@ class TickTransitionCoverageTest {
         Runs.Driver cancelled = Runs.Driver.start("""
                 [{"id": "s", "type": "signal", "signal": "go"}]""");
         cancelled.tick(signal(5, "stop", "{}"));
-        all.addAll(cancelled.tick(new Input.ForceFail(1, "stuck")).transitions()); // WAITING->CANCELLED
+        all.addAll(cancelled.tick(new Input.ForceFail(1, "stuck", cancelled.snapshot.lastSeq())).transitions()); // WAITING->CANCELLED
 
         Set<String> seen = new TreeSet<>();
         for (Transition t : all) {

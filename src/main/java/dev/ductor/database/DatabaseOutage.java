@@ -1,4 +1,4 @@
-package dev.ductor.api;
+package dev.ductor.database;
 
 import java.net.ConnectException;
 import java.sql.SQLException;
@@ -15,9 +15,10 @@ import java.util.Set;
  * Tells a failure to reach PostgreSQL (refused or broken connection, a server shutting down or starting up, no
  * connection to be had from the pool) from any other error, and whether the request may nevertheless have been
  * applied: only when the connection broke while the transaction was committing can the database have committed
- * without our hearing of it. A failure before that rolled back, or never reached the database at all.
+ * without our hearing of it. A failure before that rolled back, or never reached the database at all. The API
+ * answers 503 on it; the coordinator and the watchdog never hold it against a run (it is not the run's fault).
  */
-final class DatabaseOutage {
+public final class DatabaseOutage {
 
     /** SQLSTATE class 08 (connection exception) and 57P01-57P03 (admin or crash shutdown, cannot connect now). */
     private static final Set<String> SHUTDOWN_STATES = Set.of("57P01", "57P02", "57P03");
@@ -25,13 +26,18 @@ final class DatabaseOutage {
             "jakarta.transaction.HeuristicMixedException", "jakarta.transaction.HeuristicRollbackException",
             "jakarta.transaction.SystemException", "javax.transaction.xa.XAException");
 
-    enum Applied { NO, MAYBE }
+    public enum Applied { NO, MAYBE }
 
     private DatabaseOutage() {
     }
 
+    /** True when {@code failure} is the database being unreachable, not anything about the work that was tried. */
+    public static boolean isOutage(Throwable failure) {
+        return of(failure) != null;
+    }
+
     /** Null when {@code failure} is not the database being unreachable. */
-    static Applied of(Throwable failure) {
+    public static Applied of(Throwable failure) {
         boolean unreachable = false;
         boolean committing = false;
         // Causes and suppressed exceptions, to any depth: Narayana reports a commit that the connection's loss cut

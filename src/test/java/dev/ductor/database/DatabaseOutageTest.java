@@ -1,4 +1,4 @@
-package dev.ductor.api;
+package dev.ductor.database;
 
 import jakarta.transaction.RollbackException;
 import org.junit.jupiter.api.Test;
