@@ -5,7 +5,6 @@ import dev.ductor.error.IdempotencyKeyReusedException;
 import dev.ductor.run.core.NodeState;
 import dev.ductor.run.core.RunSnapshot;
 import dev.ductor.run.core.RunStatus;
-import dev.ductor.run.core.StateChecksum;
 import dev.ductor.run.core.Tick;
 import dev.ductor.run.core.TickResult;
 import dev.ductor.run.core.Transition;
@@ -85,7 +84,7 @@ public class RunStarter {
                 .setParameter(6, request.tier())
                 .setParameter(7, codec.write(ordered))
                 .setParameter(8, first.lastSeq())
-                .setParameter(9, StateChecksum.of(ordered))
+                .setParameter(9, RunCommitter.checksum(request.tier(), first))
                 .setParameter(10, json.write(request.input()))
                 .setParameter(11, json.write(first.output()))
                 .setParameter(12, request.idempotencyKey())
