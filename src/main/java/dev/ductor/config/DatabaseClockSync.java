@@ -88,7 +88,7 @@ public class DatabaseClockSync {
         }
     }
 
-    /** Reads the database's clock now; visible to tests. */
+    /** Reads the database's clock now: the best of a few round trips on one connection. */
     void sync() throws SQLException {
         Sample best = null;
         try (Connection connection = dataSource.getConnection();

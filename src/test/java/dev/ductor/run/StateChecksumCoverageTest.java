@@ -71,7 +71,14 @@ class StateChecksumCoverageTest {
         UUID runId = UUID.fromString(api.start(api.define(PARKED)));
         long version = fixtures.version(runId);
         sql("UPDATE eec_workflow_run SET " + tampering + " WHERE run_id = ?", runId);
+        try {
+            assertRefusedAndReported(api, runId, version, tampering);
+        } finally {
+            repair(runId); // the database is shared: a corrupt run left behind would trip other tests' passes
+        }
+    }
 
+    private void assertRefusedAndReported(HttpApi api, UUID runId, long version, String tampering) {
         assertThrows(CorruptRunStateException.class, () -> ticks.tickOnce(runId, List.of(), List.of()),
                 "a tick must not advance (or drain) a run whose row was changed outside Ductor: " + tampering);
         assertEquals(version, fixtures.version(runId), "nothing was written");
@@ -126,14 +133,19 @@ class StateChecksumCoverageTest {
         assertEquals(1, tasks.size());
         QueueItem task = tasks.get(0);
         sql("UPDATE eec_workflow_run SET status = 'FAILED' WHERE run_id = ?", runId);
+        try {
+            groupCommit.apply(List.of(StepReport.completed(task.id(), task.leaseToken(), runId, task.nodeId(), task.attempt(),
+                    task.tenant(), task.tier(), null)), GroupCommit.Eager.NONE);
 
-        groupCommit.apply(List.of(StepReport.completed(task.id(), task.leaseToken(), runId, task.nodeId(), task.attempt(),
-                task.tenant(), task.tier(), null)), GroupCommit.Eager.NONE);
-
-        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND consumed_at IS NULL", runId),
-                "the result waits in the inbox, where the coordinator refuses (and reports) the forged state,"
-                        + " instead of being dropped as a finished run's leftover");
-        assertThrows(CorruptRunStateException.class, () -> ticks.tickOnce(runId, List.of(), List.of()));
+            assertEquals(1, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND consumed_at IS NULL", runId),
+                    "the result waits in the inbox, where the coordinator refuses (and reports) the forged state,"
+                            + " instead of being dropped as a finished run's leftover");
+            assertThrows(CorruptRunStateException.class, () -> ticks.tickOnce(runId, List.of(), List.of()));
+        } finally {
+            repair(runId);
+        }
+        assertEquals("SUCCEEDED", text("SELECT node_states -> 'n0' ->> 'state' FROM eec_workflow_run WHERE run_id = ?", runId),
+                "once the row is repaired, the kept result is applied");
     }
 
     @Test
@@ -156,9 +168,24 @@ class StateChecksumCoverageTest {
         assertFalse(checksum(runId).equals("v2:" + LEGACY_CHECKSUM_OF_PARKED));
     }
 
+    /**
+     * Puts a tampered run back as a parked or freshly started run is (each test tampers one column of such a run), so
+     * its seal matches again.
+     */
+    private void repair(UUID runId) throws Exception {
+        sql("UPDATE eec_workflow_run SET status = 'RUNNING', output = NULL, tier = 'standard',"
+                + " last_transition_seq = (SELECT max(seq) FROM eec_run_transition t WHERE t.run_id = eec_workflow_run.run_id)"
+                + " WHERE run_id = ?", runId);
+        ticks.tickOnce(runId, List.of(), List.of()); // verifies: throws if the repair did not restore the seal
+    }
+
     private String checksum(UUID runId) {
+        return text("SELECT state_checksum FROM eec_workflow_run WHERE run_id = ?", runId);
+    }
+
+    private String text(String query, UUID runId) {
         try (Connection connection = dataSource.getConnection();
-             PreparedStatement statement = connection.prepareStatement("SELECT state_checksum FROM eec_workflow_run WHERE run_id = ?")) {
+             PreparedStatement statement = connection.prepareStatement(query)) {
             statement.setObject(1, runId);
             try (ResultSet rs = statement.executeQuery()) {
                 assertTrue(rs.next());
