@@ -206,6 +206,12 @@ public final class ApiExamples {
     public static final String NOT_FOUND_RUN = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
             + "\"status\":404,\"detail\":\"Run '" + RUN_ID + "' does not exist\",\"instance\":\"/api/v1/runs/" + RUN_ID + "\"}";
 
+    public static final String RUN_STATE_CORRUPT = "{\"type\":\"https://ductor.dev/problems/run-state-corrupt\","
+            + "\"title\":\"Run state failed verification\",\"status\":500,\"detail\":\"run " + RUN_ID
+            + " does not match its state checksum (stored v2:9f2c..., computed v2:41d7...): its status, seq, output, tier or"
+            + " node states were changed outside Ductor. Ductor refuses to advance or serve it; repair the row, or fail it,"
+            + " by hand\",\"instance\":\"/api/v1/runs/" + RUN_ID + "\",\"runId\":\"" + RUN_ID + "\",\"integrity\":\"corrupt\"}";
+
     public static final String NOT_FOUND_TASK = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
             + "\"status\":404,\"detail\":\"Task '42' does not exist\",\"instance\":\"/api/v1/tasks/42/complete\"}";
 

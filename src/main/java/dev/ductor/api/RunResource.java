@@ -70,7 +70,10 @@ public class RunResource {
             @APIResponse(responseCode = "401", description = "No valid bearer token",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
             @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN)))
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
+            @APIResponse(responseCode = "500", description = "The run's row fails its state checksum (changed outside"
+                    + " Ductor): refused, never served as healthy; in a list it is marked integrity: corrupt",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "run-state-corrupt", value = RUN_STATE_CORRUPT)))
     })
     public Response get(@PathParam("runId") String runId) {
         RunView run = runs.get(caller.tenant(), parse(runId));

@@ -27,6 +27,17 @@ public interface DuctorConfig {
 
     Database database();
 
+    ClockSync clock();
+
+    interface ClockSync {
+        /**
+         * How often each pod reads the database's clock again (read by the scheduler expression); between readings
+         * the JVM's monotonic clock carries it.
+         */
+        @WithDefault("10s")
+        Duration syncInterval();
+    }
+
     interface Database {
         /**
          * How long a pod that starts while PostgreSQL is unreachable waits for it (with backoff, logging each try)

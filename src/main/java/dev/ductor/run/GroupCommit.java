@@ -9,8 +9,6 @@ import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.RunSnapshot;
-import dev.ductor.run.core.RunStatus;
-import dev.ductor.run.core.StateChecksum;
 import dev.ductor.run.core.Tick;
 import dev.ductor.run.core.TickResult;
 import dev.ductor.run.core.Transition;
@@ -134,12 +132,15 @@ public class GroupCommit {
         int noops = 0;
         for (Map.Entry<UUID, List<StepReport>> run : byRun.entrySet()) {
             RunRows.Row row = rows.get(run.getKey());
-            if (row == null || RunStatus.valueOf(row.status()).isTerminal()) {
-                continue; // a finished run's leftover task: nothing can change it any more
+            if (row == null) {
+                continue;
             }
             TickResult result;
             try {
-                RunSnapshot snapshot = loader.snapshot(row);
+                RunSnapshot snapshot = loader.snapshot(row); // verified first: the status below is a decision
+                if (snapshot.status().isTerminal()) {
+                    continue; // a finished run's leftover task: nothing can change it any more
+                }
                 List<Input> inputs = new ArrayList<>(loader.inputs(pending.getOrDefault(row.runId(), List.of())));
                 run.getValue().forEach(report -> inputs.add(report.input()));
                 result = Tick.tick(snapshot, inputs, now);
@@ -158,7 +159,7 @@ public class GroupCommit {
         }
 
         boolean[] won = runs.update(planned.stream().map(p -> new RunRows.Write(p.row().runId(), p.row().version(),
-                p.result().status().name(), codec.write(p.result().nodes()), StateChecksum.of(p.result().nodes()),
+                p.result().status().name(), codec.write(p.result().nodes()), RunCommitter.checksum(p.row().tier(), p.result()),
                 p.result().lastSeq(), json.write(p.result().output()))).toList(), now);
 
         Map<UUID, List<Transition>> transitions = new LinkedHashMap<>();

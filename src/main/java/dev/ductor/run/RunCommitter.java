@@ -53,9 +53,9 @@ public class RunCommitter {
         long expected = run.dbRecordVersion;
         run.status = result.status().name();
         run.nodeStates = codec.write(result.nodes());
-        run.stateChecksum = StateChecksum.of(result.nodes());
         run.lastTransitionSeq = result.lastSeq();
         run.output = json.write(result.output());
+        run.stateChecksum = checksum(run.tier, result);
         run.updatedAt = now;
         try {
             em.flush();
@@ -90,6 +90,12 @@ public class RunCommitter {
         if (current == null || current != run.dbRecordVersion) {
             throw new RunConflictException(run.runId, run.dbRecordVersion, current, null);
         }
+    }
+
+    /** The seal of a tick's new state on a run of {@code tier}: every writer of a run row computes it here. */
+    static String checksum(String tier, TickResult result) {
+        return StateChecksum.of(new StateChecksum.Covered(result.status().name(), result.lastSeq(), tier, result.output(),
+                result.nodes()));
     }
 
     /** History and outbox rows of a tick; also used when a run is created with its first tick applied. */

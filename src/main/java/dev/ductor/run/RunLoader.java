@@ -51,16 +51,20 @@ public class RunLoader {
     RunSnapshot snapshot(WorkflowRunEntity entity) {
         return snapshot(new RunRows.Row(entity.runId, entity.tenant, entity.workflowName, entity.workflowRevision,
                 entity.status, entity.tier, entity.nodeStates, entity.lastTransitionSeq, entity.stateChecksum,
-                entity.dbRecordVersion, entity.input));
+                entity.dbRecordVersion, entity.input, entity.output));
     }
 
-    /** The pure snapshot of a row read by plain SQL, checksum verified. */
+    /**
+     * The pure snapshot of a row read by plain SQL, checksum verified: over everything the tick reads (status, seq,
+     * tier, output, node states), so a row changed outside Ductor is refused here, before any decision on it.
+     */
     RunSnapshot snapshot(RunRows.Row row) {
         WorkflowDefinition definition = workflows.revision(row.tenant(), row.workflowName(), row.revision());
         Map<String, NodeState> nodes = codec.read(row.nodeStates(), definition);
-        String computed = StateChecksum.of(nodes);
-        if (!computed.equals(row.checksum())) {
-            throw new CorruptRunStateException(row.runId(), row.checksum(), computed);
+        StateChecksum.Covered covered = new StateChecksum.Covered(row.status(), row.lastSeq(), row.tier(),
+                json.tree(row.output()), nodes);
+        if (!StateChecksum.matches(row.checksum(), covered)) {
+            throw new CorruptRunStateException(row.runId(), row.checksum(), StateChecksum.of(covered));
         }
         return new RunSnapshot(row.runId(), definition, RunStatus.valueOf(row.status()), nodes,
                 row.lastSeq(), row.version(), json.tree(row.input()));

@@ -168,6 +168,7 @@ public class RunOperations {
         if (!result.isNoop()) {
             committer.commit(loaded, result, now);
         } else {
+            run.stateChecksum = RunCommitter.checksum(run.tier, result); // the checksum covers the tier
             flushVersioned(run);
         }
         if (retier) {

@@ -6,7 +6,9 @@ import dev.ductor.error.NotFoundException;
 import dev.ductor.queue.DeadLetters;
 import dev.ductor.run.core.NodeState;
 import dev.ductor.run.core.RunStatus;
+import dev.ductor.run.core.StateChecksum;
 import dev.ductor.workflow.WorkflowService;
+import dev.ductor.workflow.model.WorkflowDefinition;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -27,6 +29,8 @@ import java.util.UUID;
 public class RunQueries {
 
     public static final int MAX_LIMIT = 500;
+    /** {@link RunView#integrity()} of a run whose row fails its checksum. */
+    public static final String CORRUPT = "corrupt";
 
     private final EntityManager em;
     private final WorkflowService workflows;
@@ -43,12 +47,18 @@ public class RunQueries {
         this.json = json;
     }
 
+    /** A run that fails verification is refused (a {@code run-state-corrupt} problem), never served as healthy. */
     @Transactional
     public RunView get(String tenant, UUID runId) {
-        RunView run = view(find(tenant, runId));
+        WorkflowRunEntity run = find(tenant, runId);
+        Verified verified = verify(run);
+        if (verified.refusal() != null) {
+            throw verified.refusal();
+        }
+        RunView view = view(run, verified);
         return deadLetters.of(tenant, runId)
-                .map(d -> run.withDeadLetters(new RunView.DeadLetters(d.items(), d.failedDeliveries(), d.lastError(), d.since())))
-                .orElse(run);
+                .map(d -> view.withDeadLetters(new RunView.DeadLetters(d.items(), d.failedDeliveries(), d.lastError(), d.since())))
+                .orElse(view);
     }
 
     /** What a command needs to know of a run before it writes to its inbox. */
@@ -157,14 +167,39 @@ public class RunQueries {
         return json;
     }
 
+    /**
+     * The run as the API shows it, checksum verified like a tick's load: a row that fails is marked
+     * {@code integrity: "corrupt"} (its stored values shown as they are, unverified), so a list still serves the
+     * rest of its page while no reader can take that run for a healthy one.
+     */
     RunView view(WorkflowRunEntity run) {
-        Map<String, NodeState> states = codec.read(run.nodeStates,
-                workflows.revision(run.tenant, run.workflowName, run.workflowRevision));
+        return view(run, verify(run));
+    }
+
+    /** A row's node states as read, and why it fails verification (null: it passes). */
+    private record Verified(Map<String, NodeState> nodes, CorruptRunStateException refusal) {
+    }
+
+    private Verified verify(WorkflowRunEntity run) {
+        WorkflowDefinition definition = workflows.revision(run.tenant, run.workflowName, run.workflowRevision);
+        Map<String, NodeState> nodes;
+        try {
+            nodes = codec.read(run.nodeStates, definition);
+        } catch (RuntimeException unreadable) {
+            return new Verified(Map.of(), new CorruptRunStateException(run.runId, unreadable));
+        }
+        StateChecksum.Covered covered = new StateChecksum.Covered(run.status, run.lastTransitionSeq, run.tier,
+                json.tree(run.output), nodes);
+        return new Verified(nodes, StateChecksum.matches(run.stateChecksum, covered) ? null
+                : new CorruptRunStateException(run.runId, run.stateChecksum, StateChecksum.of(covered)));
+    }
+
+    private RunView view(WorkflowRunEntity run, Verified verified) {
         Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
-        states.forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
+        verified.nodes().forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
         return new RunView(run.runId, run.workflowName, run.workflowRevision, run.status, run.tier, run.idempotencyKey,
-                run.correlationKey, nodes,
-                json.tree(run.input), json.tree(run.output), run.dbRecordVersion, run.createdAt, run.updatedAt);
+                run.correlationKey, nodes, json.tree(run.input), json.tree(run.output), run.dbRecordVersion, run.createdAt,
+                run.updatedAt, verified.refusal() == null ? null : CORRUPT);
     }
 
     /** An opaque position: base64url of {@code <epoch micros>:<run id>}. */

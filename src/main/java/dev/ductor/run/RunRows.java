@@ -27,9 +27,9 @@ import java.util.UUID;
 @ApplicationScoped
 public class RunRows {
 
-    /** A run row as a tick needs it. */
+    /** A run row as a tick needs it (the output only to verify the checksum, which covers it). */
     public record Row(UUID runId, String tenant, String workflowName, int revision, String status, String tier,
-                      String nodeStates, long lastSeq, String checksum, long version, String input) {
+                      String nodeStates, long lastSeq, String checksum, long version, String input, String output) {
     }
 
     /** A tick's new state for one run, to be written only if the run is still at {@code expectedVersion}. */
@@ -39,7 +39,7 @@ public class RunRows {
 
     private static final String SELECT = """
             SELECT run_id, tenant, workflow_name, workflow_revision, status, tier, CAST(node_states AS text),
-                   last_transition_seq, state_checksum, db_record_version, CAST(input AS text)
+                   last_transition_seq, state_checksum, db_record_version, CAST(input AS text), CAST(output AS text)
               FROM eec_workflow_run WHERE run_id = ANY(?)""";
 
     private static final String UPDATE = """
@@ -69,7 +69,7 @@ public class RunRows {
                         UUID id = rs.getObject(1, UUID.class);
                         rows.put(id, new Row(id, rs.getString(2), rs.getString(3), rs.getInt(4), rs.getString(5),
                                 rs.getString(6), rs.getString(7), rs.getLong(8), rs.getString(9), rs.getLong(10),
-                                rs.getString(11)));
+                                rs.getString(11), rs.getString(12)));
                     }
                 }
             }

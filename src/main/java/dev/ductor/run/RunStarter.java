@@ -5,7 +5,6 @@ import dev.ductor.error.IdempotencyKeyReusedException;
 import dev.ductor.run.core.NodeState;
 import dev.ductor.run.core.RunSnapshot;
 import dev.ductor.run.core.RunStatus;
-import dev.ductor.run.core.StateChecksum;
 import dev.ductor.run.core.Tick;
 import dev.ductor.run.core.TickResult;
 import dev.ductor.run.core.Transition;
@@ -83,7 +82,7 @@ public class RunStarter {
         Map<String, NodeState> ordered = new LinkedHashMap<>();
         pinned.definition().nodes().forEach(n -> ordered.put(n.id(), first.nodes().get(n.id())));
         String nodeStates = codec.write(ordered);
-        String checksum = StateChecksum.of(ordered);
+        String checksum = RunCommitter.checksum(request.tier(), first);
         String input = json.write(request.input());
         String output = json.write(first.output());
         // Plain JDBC: on the hot path of every start, Hibernate's native-query handling cost more than the INSERT.

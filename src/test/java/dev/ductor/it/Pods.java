@@ -89,6 +89,15 @@ final class Pods implements AutoCloseable {
      * {@code properties} ({@code key=value}) come after the defaults and so override them.
      */
     PodProcess launch(String name, String... properties) throws IOException {
+        return launch(name, Map.of(), properties);
+    }
+
+    /**
+     * As {@link #launch(String, String...)}, with {@code env} added to the JVM's environment (the test JVM's own
+     * {@code QUARKUS_*}, {@code DUCTOR_*}... variables are then not passed on, as for {@link #launchWithEnv}); e.g.
+     * libfaketime's {@code LD_PRELOAD} and {@code FAKETIME}, to run a pod whose clock is skewed.
+     */
+    PodProcess launch(String name, Map<String, String> env, String... properties) throws IOException {
         int port = freePort();
         List<String> options = new ArrayList<>(List.of("-Dquarkus.profile=embedded"));
         if (jdbcUrl != null) {
@@ -106,8 +115,8 @@ final class Pods implements AutoCloseable {
         for (String property : properties) {
             options.add("-D" + property);
         }
-        return start(name, port, options, Map.of(), workDir,
-                properties.length == 0 ? "" : ", " + String.join(" ", properties));
+        return start(name, port, options, env, workDir,
+                (properties.length == 0 ? "" : ", " + String.join(" ", properties)) + (env.isEmpty() ? "" : ", env " + env));
     }
 
     /**

@@ -7,10 +7,14 @@ import java.util.Map;
 
 import static dev.ductor.run.core.Runs.json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The checksum follows the node states' meaning, not their in-memory or stored layout. */
+/**
+ * The checksum follows the meaning of what a tick decides on (status, seq, tier, output, node states), not its
+ * in-memory or stored layout; rows sealed in the legacy form (node states only) still match.
+ */
 class StateChecksumTest {
 
     private static final NodeState A = new NodeState(NodeStatus.SUCCEEDED, 2, json("{\"a\": 1, \"b\": 2}"), null);
@@ -24,19 +28,85 @@ class StateChecksumTest {
         return nodes;
     }
 
+    private static StateChecksum.Covered running(Map<String, NodeState> nodes) {
+        return new StateChecksum.Covered("RUNNING", 3, "standard", null, nodes);
+    }
+
     private static String sum(Object... idAndState) {
-        return StateChecksum.of(ordered(idAndState));
+        return StateChecksum.of(running(ordered(idAndState)));
     }
 
     @Test
-    void isAHexSha256() {
-        assertTrue(sum("x", A).matches("[0-9a-f]{64}"));
+    void isAVersionedHexSha256() {
+        assertTrue(sum("x", A).matches("v2:[0-9a-f]{64}"), sum("x", A));
     }
 
     @Test
     void equalStatesGiveEqualChecksumsWhateverTheMapOrder() {
         assertEquals(sum("x", A, "y", B), sum("y", B, "x", A));
-        assertEquals(sum("x", A, "y", B), StateChecksum.of(Map.of("y", B, "x", A)));
+        assertEquals(sum("x", A, "y", B), StateChecksum.of(running(Map.of("y", B, "x", A))));
+    }
+
+    @Test
+    void differentRunStatusGivesDifferentChecksum() {
+        Map<String, NodeState> nodes = ordered("x", A);
+        assertNotEquals(StateChecksum.of(running(nodes)), StateChecksum.of(new StateChecksum.Covered("SUCCEEDED", 3, "standard", null, nodes)));
+    }
+
+    @Test
+    void differentSeqGivesDifferentChecksum() {
+        Map<String, NodeState> nodes = ordered("x", A);
+        assertNotEquals(StateChecksum.of(running(nodes)), StateChecksum.of(new StateChecksum.Covered("RUNNING", 4, "standard", null, nodes)));
+    }
+
+    @Test
+    void differentTierGivesDifferentChecksum() {
+        Map<String, NodeState> nodes = ordered("x", A);
+        assertNotEquals(StateChecksum.of(running(nodes)), StateChecksum.of(new StateChecksum.Covered("RUNNING", 3, "bulk", null, nodes)));
+    }
+
+    @Test
+    void differentRunOutputGivesDifferentChecksumButItsLayoutDoesNot() {
+        Map<String, NodeState> nodes = ordered("x", A);
+        String some = StateChecksum.of(new StateChecksum.Covered("SUCCEEDED", 3, "standard", json("{\"a\": 1, \"b\": 2}"), nodes));
+        assertNotEquals(some, StateChecksum.of(new StateChecksum.Covered("SUCCEEDED", 3, "standard", json("{\"a\": 1}"), nodes)));
+        assertNotEquals(some, StateChecksum.of(new StateChecksum.Covered("SUCCEEDED", 3, "standard", null, nodes)));
+        assertEquals(some, StateChecksum.of(new StateChecksum.Covered("SUCCEEDED", 3, "standard", json("{ \"b\": 2, \"a\": 1 }"), nodes)));
+        assertEquals(StateChecksum.of(running(nodes)), StateChecksum.of(new StateChecksum.Covered("RUNNING", 3, "standard", json("null"), nodes)),
+                "no output and a JSON null are the same stored value");
+    }
+
+    @Test
+    void fieldsCannotBleedIntoEachOther() {
+        Map<String, NodeState> nodes = ordered("x", A);
+        assertNotEquals(StateChecksum.of(new StateChecksum.Covered("RUNNING", 31, "standard", null, nodes)),
+                StateChecksum.of(new StateChecksum.Covered("RUNNING", 3, "1standard", null, nodes)));
+        assertNotEquals(StateChecksum.of(new StateChecksum.Covered("RUNNING\"", 3, "standard", null, nodes)),
+                StateChecksum.of(new StateChecksum.Covered("RUNNING", 3, "\"standard", null, nodes)));
+    }
+
+    @Test
+    void matchesItsOwnSealAndNothingElse() {
+        StateChecksum.Covered state = running(ordered("x", A));
+        assertTrue(StateChecksum.matches(StateChecksum.of(state), state));
+        assertFalse(StateChecksum.matches(StateChecksum.of(running(ordered("x", B))), state));
+        assertFalse(StateChecksum.matches(null, state));
+        assertFalse(StateChecksum.matches("tampered", state));
+        assertFalse(StateChecksum.matches("v2:tampered", state));
+    }
+
+    /** Computed by the code that wrote rows before v2: SHA-256 of {@code "approve"|WAITING|0|null|\n}. */
+    private static final String LEGACY_SEAL_OF_A_PARKED_RUN = "644fe2a88c63d4e7a4992c9bf9795fb7054928562f3f8519cca7e1ec29cefe2b";
+
+    @Test
+    void aRowSealedInTheLegacyFormStillMatchesOnItsNodeStates() {
+        Map<String, NodeState> parked = Map.of("approve", new NodeState(NodeStatus.WAITING, 0, null, null));
+        StateChecksum.Covered state = running(parked);
+        assertTrue(StateChecksum.matches(LEGACY_SEAL_OF_A_PARKED_RUN, state));
+        assertFalse(StateChecksum.matches(LEGACY_SEAL_OF_A_PARKED_RUN,
+                running(Map.of("approve", new NodeState(NodeStatus.SUCCEEDED, 0, null, null)))));
+        assertNotEquals(LEGACY_SEAL_OF_A_PARKED_RUN, StateChecksum.of(state).substring(3), "the new form covers more");
+        assertFalse(StateChecksum.matches("v2:" + LEGACY_SEAL_OF_A_PARKED_RUN, state), "a prefix alone does not make a seal");
     }
 
     @Test
@@ -106,6 +176,6 @@ class StateChecksumTest {
         Runs.Driver run = Runs.Driver.start(TickDispatchTest.FAN);
         TickResult r = run.tick();
         run.tick(Runs.completed(1, "a", 1));
-        assertEquals(StateChecksum.of(r.nodes()), StateChecksum.of(Runs.next(Runs.fresh(TickDispatchTest.FAN), r).nodes()));
+        assertEquals(StateChecksum.of(running(r.nodes())), StateChecksum.of(running(Runs.next(Runs.fresh(TickDispatchTest.FAN), r).nodes())));
     }
 }
