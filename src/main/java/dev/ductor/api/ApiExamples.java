@@ -157,7 +157,8 @@ public final class ApiExamples {
 
     public static final String LEASE_LOST = "{\"type\":\"https://ductor.dev/problems/lease-lost\",\"title\":\"Conflict\","
             + "\"status\":409,\"detail\":\"Task " + TASK_ID + " is no longer leased with this token: its lease expired and it was"
-            + " claimed again, or it finished. Nothing was recorded; drop this attempt.\","
+            + " claimed again, an operator retried or skipped its node, or it finished. Nothing was recorded; stop and drop"
+            + " this attempt.\","
             + "\"instance\":\"/api/v1/tasks/" + TASK_ID + "/complete\",\"taskId\":" + TASK_ID + "}";
 
     // ---- common problems ---------------------------------------------------------------------------------------

@@ -141,6 +141,9 @@ public final class Tick {
         appliedActions.add(action);
         NodeDefinition definition = definitions.get(action.node());
         int attempts = nodes.get(action.node()).attempts();
+        if (definition.type() == NodeType.TASK && attempts > 0) {
+            effects.add(new Effect.SupersedeTasks(action.node(), attempts)); // the old attempt must not run as well
+        }
         if (action.action() == OperatorActions.Action.SKIP) {
             move(action.node(), NodeStatus.SKIPPED, "skipped by an operator");
         } else {

@@ -1,9 +1,13 @@
 package dev.ductor.run.core;
 
+import dev.ductor.run.core.Effect.DispatchTask;
+import dev.ductor.run.core.Effect.SupersedeTasks;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 
+import static dev.ductor.run.core.Runs.NOW;
 import static dev.ductor.run.core.Runs.completed;
 import static dev.ductor.run.core.Runs.dispatched;
 import static dev.ductor.run.core.Runs.failed;
@@ -20,6 +24,37 @@ class TickOperatorActionTest {
 
     private static Input.OperatorAction retry(String node) {
         return new Input.OperatorAction(0, node, OperatorActions.Action.RETRY);
+    }
+
+    private static Input.OperatorAction skip(String node) {
+        return new Input.OperatorAction(0, node, OperatorActions.Action.SKIP);
+    }
+
+    /** pay's first attempt failed: its second waits out a five-minute backoff. */
+    private static Runs.Driver backedOff() {
+        Runs.Driver run = Runs.Driver.start(BACKED_OFF);
+        run.tick();
+        TickResult failedOnce = run.tick(failed(1, "pay", 1, true));
+        assertEquals(NOW.plus(Duration.ofMinutes(5)), ((DispatchTask) failedOnce.effects().get(0)).availableAt());
+        return run;
+    }
+
+    @Test
+    void aRetrySupersedesTheAttemptItReplacesAndDispatchesTheNextNow() {
+        TickResult r = backedOff().tick(retry("pay"));
+
+        assertEquals(new SupersedeTasks("pay", 2), r.effects().get(0), "attempt 2, queued for later, must not run too");
+        assertEquals(List.of("pay#3"), dispatched(r));
+        assertEquals(NOW, ((DispatchTask) r.effects().get(1)).availableAt());
+        assertTrue(r.refusedActions().isEmpty());
+    }
+
+    @Test
+    void aSkipOfARunningTaskSupersedesItsAttempt() {
+        TickResult r = backedOff().tick(skip("pay"));
+
+        assertEquals(List.of(new SupersedeTasks("pay", 2)), r.effects());
+        assertEquals(NodeStatus.SKIPPED, state(r, "pay"));
     }
 
     @Test
