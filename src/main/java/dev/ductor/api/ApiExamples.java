@@ -169,7 +169,8 @@ public final class ApiExamples {
 
     public static final String LEASE_LOST = "{\"type\":\"https://ductor.dev/problems/lease-lost\",\"title\":\"Conflict\","
             + "\"status\":409,\"detail\":\"Task " + TASK_ID + " is no longer leased with this token: its lease expired and it was"
-            + " claimed again, or it finished. Nothing was recorded; drop this attempt.\","
+            + " claimed again, an operator retried or skipped its node, or it finished. Nothing was recorded; stop and drop"
+            + " this attempt.\","
             + "\"instance\":\"/api/v1/tasks/" + TASK_ID + "/complete\",\"taskId\":" + TASK_ID + "}";
 
     // ---- common problems ---------------------------------------------------------------------------------------
@@ -224,6 +225,19 @@ public final class ApiExamples {
             + " version 2, it is now at version 3. Your change was NOT saved; review the current state and send it again"
             + " with If-Match: \\\"3\\\".\",\"instance\":\"/api/v1/runs/" + RUN_ID + "\",\"saved\":false,\"expectedVersion\":2,"
             + "\"currentVersion\":3,\"current\":" + RUN + ",\"rejected\":" + PATCH_TIER + "}";
+
+    public static final String PATCH_REFUSED = "{\"type\":\"https://ductor.dev/problems/node-action-refused\","
+            + "\"title\":\"Conflict\",\"status\":409,\"detail\":\"node 'ship' is PENDING; only a running task can be retried."
+            + " The change was not applied, nothing of it was saved; review the current state and send it again if it still"
+            + " applies.\",\"instance\":\"/api/v1/runs/" + RUN_ID + "\",\"node\":\"ship\",\"action\":\"retry\","
+            + "\"refusals\":[{\"node\":\"ship\",\"action\":\"retry\",\"reason\":\"node 'ship' is PENDING; only a running task"
+            + " can be retried\"}],\"saved\":false,\"current\":" + RUN + ",\"rejected\":" + PATCH_NODES + "}";
+
+    public static final String PATCH_RUN_TERMINAL = "{\"type\":\"https://ductor.dev/problems/run-terminal\",\"title\":\"Conflict\","
+            + "\"status\":409,\"detail\":\"Run " + RUN_ID + " is FAILED once the results that arrived before your change are"
+            + " applied; the change was not applied, nothing of it was saved.\",\"instance\":\"/api/v1/runs/" + RUN_ID + "\","
+            + "\"runId\":\"" + RUN_ID + "\",\"runStatus\":\"FAILED\",\"saved\":false,\"current\":" + RUN
+            + ",\"rejected\":" + PATCH_NODES + "}";
 
     public static final String NOT_FOUND_POOL = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
             + "\"status\":404,\"detail\":\"Pool 'shipping' does not exist\",\"instance\":\"/api/v1/pools/shipping\"}";

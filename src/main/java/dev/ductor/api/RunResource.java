@@ -211,8 +211,13 @@ public class RunResource {
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
             @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
-            @APIResponse(responseCode = "409", description = "Stale If-Match: nothing was saved; current and rejected are returned",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "version-conflict", value = CONFLICT_RUN))),
+            @APIResponse(responseCode = "409", description = "Nothing of the change was saved; current and rejected are returned."
+                    + " version-conflict: a stale If-Match. node-action-refused: a node is not where its action applies, once the"
+                    + " results that arrived before the change are applied. run-terminal: the run is finished, or finishes on those results",
+                    content = @Content(mediaType = PROBLEM, examples = {
+                            @ExampleObject(name = "version-conflict", value = CONFLICT_RUN),
+                            @ExampleObject(name = "node-action-refused", value = PATCH_REFUSED),
+                            @ExampleObject(name = "run-terminal", value = PATCH_RUN_TERMINAL)})),
             @APIResponse(responseCode = "428", description = "Without If-Match: nothing was saved",
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "precondition-required", value = PRECONDITION_RUN)))
     })

@@ -521,6 +521,30 @@ public class QueueRepository {
         });
     }
 
+    /**
+     * Takes a node's attempts up to {@code throughAttempt} out of play (an operator retried or skipped it): rows still
+     * waiting for a claim are deleted, and a claimed row's lease is revoked (a token nobody holds), so its worker's next
+     * heartbeat or report is refused while the row, still counting against its pool since that worker may still be
+     * running, is reaped when the lease would have ended. Two statements in this order on purpose: a claim that held
+     * a row while the DELETE waited for it has committed by the time the UPDATE reads, so the UPDATE revokes it.
+     */
+    public void supersedeTasks(UUID runId, String node, int throughAttempt) {
+        em.createNativeQuery("""
+                        DELETE FROM eec_queue_item
+                         WHERE run_id = ?1 AND kind = 'TASK' AND node_id = ?2 AND attempt <= ?3 AND lease_token IS NULL""")
+                .setParameter(1, runId)
+                .setParameter(2, node)
+                .setParameter(3, throughAttempt)
+                .executeUpdate();
+        em.createNativeQuery("""
+                        UPDATE eec_queue_item SET lease_token = gen_random_uuid()
+                         WHERE run_id = ?1 AND kind = 'TASK' AND node_id = ?2 AND attempt <= ?3 AND lease_token IS NOT NULL""")
+                .setParameter(1, runId)
+                .setParameter(2, node)
+                .setParameter(3, throughAttempt)
+                .executeUpdate();
+    }
+
     /** Finished runs' leftover tasks and timers, in one statement. */
     public int deleteForRuns(Collection<UUID> runIds) {
         if (runIds.isEmpty()) {

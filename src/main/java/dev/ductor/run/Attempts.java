@@ -2,25 +2,25 @@ package dev.ductor.run;
 
 /**
  * Counts the attempts of one retried call and when each began (monotonic nanos), so retries are metered and
- * their schedule can be checked from recorded timings. The retried method runs on the caller's thread, one
- * attempt at a time.
+ * their schedule can be checked from recorded timings. One attempt at a time, on the caller's thread or, for a
+ * coordinator tick that lost its first attempt, on the {@link TickRetryLane}'s: hence synchronized.
  */
 public final class Attempts {
 
     private final java.util.List<Long> startedNanos = new java.util.ArrayList<>();
 
     /** Records an attempt and returns its number, starting at 1. */
-    int next() {
+    synchronized int next() {
         startedNanos.add(System.nanoTime());
         return startedNanos.size();
     }
 
-    public int made() {
+    public synchronized int made() {
         return startedNanos.size();
     }
 
     /** When each attempt began, from {@link System#nanoTime()}. */
-    public java.util.List<Long> startedNanos() {
+    public synchronized java.util.List<Long> startedNanos() {
         return java.util.List.copyOf(startedNanos);
     }
 }

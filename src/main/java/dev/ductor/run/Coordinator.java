@@ -21,8 +21,9 @@ import java.util.UUID;
 
 /**
  * Advances one run for the wakeups claimed for it: one tick for all of them (redundant wakeups cost one
- * tick, or a no-op), retried in-process on conflict, then requeued with backoff, and after too many
- * requeues without progress force-failed as livelocked.
+ * tick, or a no-op), retried in-process on conflict (after a first loss on the {@link TickRetryLane}, so the
+ * batch goes on), then requeued with backoff, and after too many requeues without progress force-failed as
+ * livelocked.
  */
 @ApplicationScoped
 public class Coordinator {
@@ -30,16 +31,18 @@ public class Coordinator {
     private static final Logger LOG = Logger.getLogger(Coordinator.class);
 
     private final RetryingTick retryingTick;
+    private final TickRetryLane retryLane;
     private final WakeupRequeuer requeuer;
     private final DuctorMetrics metrics;
     private final DuctorConfig config;
     private final JsonCodec json;
 
     @Inject
-    public Coordinator(RetryingTick retryingTick, WakeupRequeuer requeuer, DuctorMetrics metrics, DuctorConfig config,
-                       JsonCodec json) {
+    public Coordinator(RetryingTick retryingTick, TickRetryLane retryLane, WakeupRequeuer requeuer, DuctorMetrics metrics,
+                       DuctorConfig config, JsonCodec json) {
         this.json = json;
         this.retryingTick = retryingTick;
+        this.retryLane = retryLane;
         this.requeuer = requeuer;
         this.metrics = metrics;
         this.config = config;
@@ -50,22 +53,46 @@ public class Coordinator {
                 .filter(item -> item.kind() == QueueKind.TIMER)
                 .<Input>map(item -> new Input.TimerFired(0, item.nodeId()))
                 .toList();
+        Attempts attempts = new Attempts();
         try {
-            retryingTick.tick(runId, carried, items, new Attempts());
-        } catch (RunConflictException exhausted) {
-            QueueItem envelope = items.stream().max(Comparator.comparingInt(QueueItem::requeueCount)).orElseThrow();
-            RequeuePolicy.Decision decision = RequeuePolicy.decide(envelope.requeueCount(), seenSeq(envelope),
-                    exhausted.actualSeq(), config.coordinator().maxNonProgressingRequeues());
-            if (decision.forceFail()) {
-                LOG.warnf("run %s lost %d requeued ticks in a row without progress; force-failing it as livelocked",
-                        runId, envelope.requeueCount());
-                // Decided on the winner's seq: if the run moves before the failure applies, it was not livelocked.
-                // The timers ride along, so that a dropped verdict does not lose their firing with the acked items.
-                forceFail(runId, "livelock", knownSeq(exhausted.actualSeq()), carried, items);
-            } else {
-                metrics.requeue();
-                requeuer.requeue(items, decision.nextCount(), exhausted.actualSeq());
+            retryingTick.once(runId, carried, items, attempts);
+        } catch (RunConflictException lost) {
+            if (config.coordinator().maxRetries() == 0) {
+                exhausted(runId, carried, items, lost);
+                return;
             }
+            // The retries go on beside the batch: their delays end with a second, which the batch's other runs,
+            // whose wakeups are leased too, must not wait out.
+            retryLane.retry(runId, carried, items, attempts, lost).whenComplete((result, error) -> {
+                Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
+                try {
+                    if (cause instanceof RunConflictException exhausted) {
+                        exhausted(runId, carried, items, exhausted);
+                    } else if (cause != null) {
+                        // Left leased: the items come back when the lease ends, as for an error on the batch thread.
+                        LOG.errorf(cause, "tick of run %s failed", runId);
+                    }
+                } catch (RuntimeException e) {
+                    LOG.errorf(e, "requeueing run %s after its lost retries failed; its wakeups come back after their lease", runId);
+                }
+            });
+        }
+    }
+
+    /** Every in-process attempt lost: requeue with backoff, or force-fail a run that stopped progressing. */
+    private void exhausted(UUID runId, List<Input> carried, List<QueueItem> items, RunConflictException exhausted) {
+        QueueItem envelope = items.stream().max(Comparator.comparingInt(QueueItem::requeueCount)).orElseThrow();
+        RequeuePolicy.Decision decision = RequeuePolicy.decide(envelope.requeueCount(), seenSeq(envelope),
+                exhausted.actualSeq(), config.coordinator().maxNonProgressingRequeues());
+        if (decision.forceFail()) {
+            LOG.warnf("run %s lost %d requeued ticks in a row without progress; force-failing it as livelocked",
+                    runId, envelope.requeueCount());
+            // Decided on the winner's seq: if the run moves before the failure applies, it was not livelocked.
+            // The timers ride along, so that a dropped verdict does not lose their firing with the acked items.
+            forceFail(runId, "livelock", knownSeq(exhausted.actualSeq()), carried, items);
+        } else {
+            metrics.requeue();
+            requeuer.requeue(items, decision.nextCount(), exhausted.actualSeq());
         }
     }
 

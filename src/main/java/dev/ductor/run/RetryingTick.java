@@ -34,6 +34,14 @@ public class RetryingTick {
     @Retry(maxRetries = 4, delay = 0, jitter = 0, retryOn = RunConflictException.class)
     @CustomBackoff(TickRetrySchedule.class)
     public TickResult tick(UUID runId, List<Input> carried, List<QueueItem> acks, Attempts attempts) {
+        return once(runId, carried, acks, attempts);
+    }
+
+    /**
+     * One metered attempt, not retried: the coordinator's batch thread makes the first this way and leaves the rest
+     * of the schedule to the {@link TickRetryLane}. The attempt count carries on in {@code attempts}.
+     */
+    public TickResult once(UUID runId, List<Input> carried, List<QueueItem> acks, Attempts attempts) {
         if (attempts.next() > 1) {
             metrics.retry();
         }

@@ -3,6 +3,7 @@ package dev.ductor.run;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
+import dev.ductor.run.core.Effect;
 import dev.ductor.run.core.StateChecksum;
 import dev.ductor.run.core.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -20,7 +21,8 @@ import java.util.UUID;
 /**
  * Writes a tick's result in the caller's transaction: first the run row through Hibernate's versioned
  * UPDATE (so a lost race fails before anything else is written), then the history rows, the outbox
- * (queue rows for every effect) and the consumed inbox rows. Nothing leaves the database before the
+ * (queue rows for every effect, and the superseded attempts of an operator's retry or skip taken off the queue)
+ * and the consumed inbox rows. Nothing leaves the database before the
  * commit, so a losing tick leaves no trace and a crash after the commit loses nothing.
  */
 @ApplicationScoped
@@ -104,6 +106,11 @@ public class RunCommitter {
         if (result.status().isTerminal()) {
             queue.deleteForRun(runId);
             return;
+        }
+        for (Effect effect : result.effects()) {
+            if (effect instanceof Effect.SupersedeTasks superseded) {
+                queue.supersedeTasks(runId, superseded.node(), superseded.throughAttempt());
+            }
         }
         outbox.write(outbox.items(runId, tenant, tier, result.effects()), now);
     }

@@ -1,7 +1,6 @@
 package dev.ductor.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.error.ConflictException;
 import dev.ductor.error.IdempotencyKeyReusedException;
 import dev.ductor.error.PreconditionRequiredException;
 import dev.ductor.error.VersionConflictException;
@@ -9,7 +8,6 @@ import dev.ductor.metrics.DuctorMetrics;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.run.core.Input;
-import dev.ductor.run.core.OperatorActions;
 import dev.ductor.run.core.RequestFingerprint;
 import dev.ductor.run.core.Tick;
 import dev.ductor.run.core.TickResult;
@@ -24,9 +22,9 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * Commands on a run from outside: signals and cancellation go to its inbox for the next tick; an operator's
@@ -135,7 +133,14 @@ public class RunOperations {
         }
     }
 
-    @Transactional
+    /**
+     * Decided on the state the change meets: the run as it is once its pending inbox is applied, since every tick
+     * applies the inbox first. When the change does not apply to that state (the run finishes on those results, or
+     * a node is no longer where its action applies) it is refused with a 409, never answered 200 without effect;
+     * the pending results are committed all the same (the coordinator would do it next), so that {@code current}
+     * in the answer is what a GET then shows. Hence no rollback for {@link PatchRefusedException}.
+     */
+    @Transactional(dontRollbackOn = PatchRefusedException.class)
     public RunView patch(String tenant, UUID runId, OptionalLong ifMatch, RunPatch patch, JsonNode rejected) {
         WorkflowRunEntity run = queries.find(tenant, runId);
         if (ifMatch.isEmpty()) {
@@ -145,26 +150,26 @@ public class RunOperations {
             throw new VersionConflictException("Run " + runId, ifMatch.getAsLong(), run.dbRecordVersion, queries.view(run), rejected);
         }
         if (!"RUNNING".equals(run.status)) {
-            throw new RunTerminalException(runId, run.status, "the change");
+            throw PatchRefusedException.runTerminal(runId, run.status, false, queries.view(run), rejected);
         }
         LoadedRun loaded = loader.load(runId).orElseThrow();
-        List<Input> inputs = new ArrayList<>(loaded.inbox());
-        for (Map.Entry<String, OperatorActions.Action> action : patch.nodes().entrySet()) {
-            String refusal = OperatorActions.refusal(loaded.snapshot().definition(), loaded.snapshot().nodes(),
-                    action.getKey(), action.getValue());
-            if (refusal != null) {
-                throw new ConflictException("node-action-refused", refusal + ". Nothing was changed.",
-                        Map.of("node", action.getKey(), "action", action.getValue().name().toLowerCase()));
-            }
-            inputs.add(new Input.OperatorAction(0, action.getKey(), action.getValue()));
-        }
         Instant now = clock.instant();
+        TickResult met = Tick.tick(loaded.snapshot(), loaded.inbox(), now);
+        if (met.status().isTerminal()) {
+            throw refused(loaded, met, now, current -> PatchRefusedException.runTerminal(runId, met.status().name(), true,
+                    current, rejected));
+        }
+        List<Input> inputs = new ArrayList<>(loaded.inbox());
+        patch.nodes().forEach((node, action) -> inputs.add(new Input.OperatorAction(0, node, action)));
+        TickResult result = Tick.tick(loaded.snapshot(), inputs, now);
+        if (!result.refusedActions().isEmpty()) {
+            throw refused(loaded, met, now, current -> PatchRefusedException.nodeAction(result.refusedActions(), current, rejected));
+        }
         boolean retier = patch.tier() != null && !patch.tier().equals(run.tier);
         if (retier) {
             run.tier = patch.tier();
             run.updatedAt = now;
         }
-        TickResult result = Tick.tick(loaded.snapshot(), inputs, now);
         if (!result.isNoop()) {
             committer.commit(loaded, result, now);
         } else {
@@ -176,6 +181,16 @@ public class RunOperations {
             queue.retier(runId, patch.tier());
         }
         return queries.view(run);
+    }
+
+    /** Commits what the refused change met (the pending results), then names the run as that left it. */
+    private PatchRefusedException refused(LoadedRun loaded, TickResult met, Instant now,
+                                          Function<RunView, PatchRefusedException> refusal) {
+        if (!met.isNoop()) {
+            committer.commit(loaded, met, now);
+        }
+        inbox.markConsumed(met.discardedInputs(), now);
+        return refusal.apply(queries.view(loaded.entity()));
     }
 
     /** A change without a tick (a new tier only) still goes through the versioned UPDATE. */

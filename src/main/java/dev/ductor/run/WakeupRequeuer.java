@@ -18,7 +18,9 @@ import java.util.List;
 /**
  * Puts a run's wakeups back on the queue after the in-process retries ran out. Each requeued item gets a
  * distinct, deterministic key ({@code requeue:<run>:<lost item>:<n>}) so no deduplication can swallow it,
- * and carries its count and the run's seq on the item itself: the envelope, never the run row.
+ * and carries its count and the run's seq on the item itself: the envelope, never the run row. Only an item
+ * this pod still holds is replaced: one whose lease ran out meanwhile was redelivered to another pod, and a
+ * copy of it would be a second live wakeup, each one requeued again on its next loss.
  */
 @ApplicationScoped
 public class WakeupRequeuer {
@@ -38,7 +40,7 @@ public class WakeupRequeuer {
         return "requeue:" + lost.runId() + ":" + lost.id() + ":" + count;
     }
 
-    /** Replaces the lost items by one requeued item each, due after the backoff for {@code count}. */
+    /** Replaces each lost item still leased to this pod by one requeued item, due after the backoff for {@code count}. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void requeue(List<QueueItem> lost, int count, Long seenSeq) {
         Instant now = clock.instant();
@@ -48,9 +50,10 @@ public class WakeupRequeuer {
         for (QueueItem item : lost) {
             // A timer's firing rides on its item, so a requeued timer stays a timer; plain wakeups stay wakeups.
             QueueKind kind = item.kind() == QueueKind.TIMER ? QueueKind.TIMER : QueueKind.WAKEUP;
-            again.add(new NewQueueItem(kind, item.tenant(), item.tier(), item.runId(), item.nodeId(), 0, null, null,
-                    key(item, count), envelope, count, due));
-            queue.ack(item.id(), item.leaseToken());
+            if (queue.ack(item.id(), item.leaseToken())) {
+                again.add(new NewQueueItem(kind, item.tenant(), item.tier(), item.runId(), item.nodeId(), 0, null, null,
+                        key(item, count), envelope, count, due));
+            }
         }
         queue.enqueue(again, now);
     }

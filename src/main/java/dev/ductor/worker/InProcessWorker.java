@@ -213,9 +213,18 @@ public class InProcessWorker {
         return pod.name();
     }
 
+    /** Whether the step of this task is still on one of this pod's slots. */
+    boolean isRunning(long taskId) {
+        return inFlight.containsKey(taskId);
+    }
+
     private void run(QueueItem task, Duration lease) {
         if (task.leaseExpiresAt().isBefore(clock.instant().plus(MIN_LEASE_LEFT))) {
             LOG.infof("task %d of run %s: its lease ran out before it could start; not started", task.id(), task.runId());
+            return;
+        }
+        StepHandler handler = handlers.inProcess(task.handler()).orElseThrow();
+        if (handler.hasExternalEffects() && !stillLeased(task, lease)) {
             return;
         }
         Thread stepThread = Thread.currentThread();
@@ -234,10 +243,9 @@ public class InProcessWorker {
         }, every, every, TimeUnit.MILLISECONDS);
         StepReport report;
         try {
-            StepHandler handler = handlers.inProcess(task.handler()).orElseThrow();
             JsonNode input = task.payload() == null ? null : json.tree(task.payload());
             report = StepReport.completed(task.id(), task.leaseToken(), task.runId(), task.nodeId(), task.attempt(),
-                    task.tenant(), task.tier(), handler.run(input));
+                    task.tenant(), task.tier(), handler.run(new StepContext(task.runId(), task.nodeId(), task.attempt()), input));
         } catch (StepFailure failure) {
             report = failed(task, failure.getMessage(), failure.retryable());
         } catch (InterruptedException e) {
@@ -252,6 +260,25 @@ public class InProcessWorker {
             return; // the lease was lost while the step ran
         }
         reporter.report(report);
+    }
+
+    /**
+     * Confirms with the database, by extending it, that the lease is still this pod's: the last word before an effect
+     * outside Ductor. The pod's own reckoning cannot know that it was frozen past the lease, or that its clock runs
+     * behind the database's, while another pod reaped the lease and took the step over.
+     */
+    private boolean stillLeased(QueueItem task, Duration lease) {
+        try {
+            results.heartbeat(null, task.id(), task.leaseToken(), lease);
+            return true;
+        } catch (dev.ductor.error.ConflictException lost) {
+            LOG.infof("task %d of run %s: its lease is no longer this pod's (expired and reaped, or superseded); not started",
+                    task.id(), task.runId());
+        } catch (RuntimeException unreachable) {
+            LOG.warnf("task %d of run %s: could not confirm its lease (%s); not started, the lease will run out and the"
+                    + " reaper hand the attempt on", task.id(), task.runId(), unreachable.getMessage());
+        }
+        return false;
     }
 
     private static StepReport failed(QueueItem task, String error, boolean retryable) {

@@ -144,7 +144,8 @@ public class TaskResults {
 
     private static ConflictException leaseLost(long taskId) {
         return new ConflictException("lease-lost", "Task " + taskId + " is no longer leased with this token: its lease"
-                + " expired and it was claimed again, or it finished. Nothing was recorded; drop this attempt.",
+                + " expired and it was claimed again, an operator retried or skipped its node, or it finished."
+                + " Nothing was recorded; stop and drop this attempt.",
                 Map.of("taskId", taskId));
     }
 }

@@ -92,8 +92,14 @@ class NativeImageReadinessTest {
                 "rejected: conflict's sent, checked at its callers");
         declare("dev.ductor.aggregate.pool.PoolService#put -> PoolService.conflict#3", "put's sent, checked at its callers");
         declare("dev.ductor.aggregate.pool.PoolService#lostRace -> PoolService.conflict#3", "lostRace's sent, checked at its callers");
-        declare("dev.ductor.run.RunOperations#patch -> ConflictException.<init>#2",
-                "node (a node id from Map.Entry.getKey, a String) and action (an enum's lower-cased name, a String)");
+        declare("dev.ductor.run.PatchRefusedException#<init> -> ConflictException.<init>#2",
+                "the map one of its two factories built (both declared below)");
+        declare("dev.ductor.run.PatchRefusedException#runTerminal -> PatchRefusedException.<init>#2",
+                "runId (a UUID), runStatus (a String), saved (Boolean), current (the RunView) and rejected (the PATCH body,"
+                        + " a JsonNode)", dev.ductor.run.RunView.class);
+        declare("dev.ductor.run.PatchRefusedException#nodeAction -> PatchRefusedException.<init>#2",
+                "node and action (Strings), refusals (a List of Maps of Strings), saved (Boolean), current (the RunView)"
+                        + " and rejected (the PATCH body, a JsonNode)", dev.ductor.run.RunView.class);
 
         ALLOWED_CALLS.put("dev.ductor.workflow.SampleWorkflows#read -> ClassLoader.getResourceAsStream",
                 "the sample workflows samples/*.json, which application.properties adds to the image with"

@@ -13,4 +13,12 @@ public sealed interface Effect {
 
     record ScheduleTimer(String node, Instant dueAt) implements Effect {
     }
+
+    /**
+     * An operator retried or skipped the node: its attempts up to {@code throughAttempt} must never run, or run
+     * again. A task row still waiting to be claimed (say, out its backoff) is deleted; a claimed one has its lease
+     * revoked, so its worker's next heartbeat or report is refused (and its result never reaches the run).
+     */
+    record SupersedeTasks(String node, int throughAttempt) implements Effect {
+    }
 }

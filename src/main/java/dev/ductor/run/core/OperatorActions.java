@@ -29,6 +29,10 @@ public final class OperatorActions {
         }
     }
 
+    /** An action that did not apply to the state it met, and why: a PATCH that carried it is refused as a whole. */
+    public record Refusal(String node, Action action, String reason) {
+    }
+
     private OperatorActions() {
     }
 

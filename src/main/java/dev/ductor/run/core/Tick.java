@@ -44,7 +44,10 @@ public final class Tick {
     private final Set<Long> discarded = new HashSet<>();
     private final List<SignalReceived> unclaimedSignals = new ArrayList<>();
     private final List<SignalReceived> deliveredThisPass = new ArrayList<>();
+    private final List<Input.OperatorAction> appliedActions = new ArrayList<>();
+    private final List<OperatorActions.Refusal> refusedActions = new ArrayList<>();
     private RunStatus status;
+    private String endedBecause;
     private long seq;
 
     private Tick(RunSnapshot run, Instant now) {
@@ -64,6 +67,9 @@ public final class Tick {
         for (Input input : inputs) {
             if (status.isTerminal()) {
                 consumed.add(input.id()); // nothing can change a finished run; drain what is left
+                if (input instanceof Input.OperatorAction action) {
+                    refuse(action, "the run is " + status + endedBecause());
+                }
             } else {
                 apply(input);
             }
@@ -78,10 +84,14 @@ public final class Tick {
         if (status.isTerminal()) {
             unclaimedSignals.forEach(s -> consumed.add(s.id())); // no node will ever wait for them now
         }
+        if (status == RunStatus.FAILED || status == RunStatus.CANCELLED) {
+            // Applied, then undone when the run ended: the operator's action changed nothing that lasts.
+            appliedActions.forEach(a -> refuse(a, "the run ended " + status + endedBecause()));
+        }
         consumed.remove(0L); // inputs that did not come from the inbox need no marking
         discarded.removeAll(consumed);
         return new TickResult(status, nodes, seq, status == RunStatus.SUCCEEDED ? outputs() : null,
-                transitions, effects, consumed, discarded);
+                transitions, effects, consumed, discarded, refusedActions);
     }
 
     private void apply(Input input) {
@@ -125,18 +135,33 @@ public final class Tick {
     }
 
     private void applyOperatorAction(Input.OperatorAction action) {
-        if (OperatorActions.refusal(run.definition(), nodes, action.node(), action.action()) != null) {
-            return; // checked before it was sent; the run moved since, so it no longer applies
+        String refusal = OperatorActions.refusal(run.definition(), nodes, action.node(), action.action());
+        if (refusal != null) {
+            refuse(action, refusal); // decided on the state it meets: after every input before it
+            return;
         }
+        appliedActions.add(action);
         NodeDefinition definition = definitions.get(action.node());
+        int attempts = nodes.get(action.node()).attempts();
+        if (definition.type() == NodeType.TASK && attempts > 0) {
+            effects.add(new Effect.SupersedeTasks(action.node(), attempts)); // the old attempt must not run as well
+        }
         if (action.action() == OperatorActions.Action.SKIP) {
             move(action.node(), NodeStatus.SKIPPED, "skipped by an operator");
         } else {
-            int next = nodes.get(action.node()).attempts() + 1;
+            int next = attempts + 1;
             move(action.node(), NodeStatus.RUNNING, "retried by an operator: attempt " + next + " now");
             nodes.compute(action.node(), (id, n) -> n.withAttempts(next));
             effects.add(dispatch(definition, next, now));
         }
+    }
+
+    private String endedBecause() {
+        return endedBecause == null ? "" : " (" + endedBecause + ")";
+    }
+
+    private void refuse(Input.OperatorAction action, String reason) {
+        refusedActions.add(new OperatorActions.Refusal(action.node(), action.action(), reason));
     }
 
     private boolean isCurrentAttempt(String node, int attempt) {
@@ -280,6 +305,7 @@ public final class Tick {
         status.checkMoveTo(terminal);
         record(null, status.name(), terminal.name(), cause);
         status = terminal;
+        endedBecause = cause;
     }
 
     private void move(String node, NodeStatus next, String cause) {

@@ -11,6 +11,8 @@ import java.util.Set;
  * is a no-op: the run row is not written and the version stays. {@code discardedInputs} are signals that no
  * node can ever wait for any more (their nodes finished, or the name is unknown); which nodes are still
  * pending only ever shrinks, so dropping them needs no version check and never costs a commit.
+ * {@code refusedActions} are operator actions that did not apply to the state they met (after the inputs before
+ * them), or whose run this tick ended FAILED or CANCELLED anyway: a caller must not report those as done.
  */
 public record TickResult(
         RunStatus status,
@@ -20,7 +22,8 @@ public record TickResult(
         List<Transition> transitions,
         List<Effect> effects,
         Set<Long> consumedInputs,
-        Set<Long> discardedInputs) {
+        Set<Long> discardedInputs,
+        List<OperatorActions.Refusal> refusedActions) {
 
     public TickResult {
         nodes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(nodes));
@@ -28,6 +31,7 @@ public record TickResult(
         effects = List.copyOf(effects);
         consumedInputs = Set.copyOf(consumedInputs);
         discardedInputs = Set.copyOf(discardedInputs);
+        refusedActions = List.copyOf(refusedActions);
     }
 
     public boolean isNoop() {

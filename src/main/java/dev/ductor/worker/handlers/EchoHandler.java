@@ -2,6 +2,7 @@ package dev.ductor.worker.handlers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.ductor.worker.StepContext;
 import dev.ductor.worker.StepHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -15,7 +16,7 @@ public class EchoHandler implements StepHandler {
     }
 
     @Override
-    public JsonNode run(JsonNode input) {
+    public JsonNode run(StepContext step, JsonNode input) {
         return input == null ? JsonNodeFactory.instance.nullNode() : input;
     }
 }

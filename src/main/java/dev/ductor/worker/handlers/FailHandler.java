@@ -2,6 +2,7 @@ package dev.ductor.worker.handlers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.worker.StepFailure;
+import dev.ductor.worker.StepContext;
 import dev.ductor.worker.StepHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -18,7 +19,7 @@ public class FailHandler implements StepHandler {
     }
 
     @Override
-    public JsonNode run(JsonNode input) throws StepFailure {
+    public JsonNode run(StepContext step, JsonNode input) throws StepFailure {
         String message = input != null && input.hasNonNull("message") ? input.get("message").asText() : "failed on purpose";
         boolean retryable = input == null || !input.has("retryable") || input.get("retryable").asBoolean(true);
         throw new StepFailure(message, retryable);

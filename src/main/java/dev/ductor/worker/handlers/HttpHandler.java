@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ductor.worker.StepFailure;
+import dev.ductor.worker.StepContext;
 import dev.ductor.worker.StepHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -16,6 +17,11 @@ import java.time.Duration;
 /**
  * Calls an HTTP endpoint: input {@code {url, method?, body?, timeoutMs?}}, output {@code {status, body}}.
  * A 5xx or an I/O error is retryable; a 4xx is not, since sending the same request again will not help.
+ *
+ * <p>A step may be attempted more than once (a retry after a timeout whose request did arrive, an operator's retry
+ * of a hung call), so every request carries {@code Idempotency-Key}, the same for every attempt of this node of this
+ * run (a structured-field string, as the IETF Idempotency-Key draft has it), and {@code Ductor-Attempt}, the
+ * attempt's number: a service that deduplicates on the key performs the effect once.
  */
 @ApplicationScoped
 public class HttpHandler implements StepHandler {
@@ -28,7 +34,12 @@ public class HttpHandler implements StepHandler {
     }
 
     @Override
-    public JsonNode run(JsonNode input) throws Exception {
+    public boolean hasExternalEffects() {
+        return true;
+    }
+
+    @Override
+    public JsonNode run(StepContext step, JsonNode input) throws Exception {
         if (input == null || !input.hasNonNull("url")) {
             throw new StepFailure("http needs input {\"url\": ...}", false);
         }
@@ -44,6 +55,8 @@ public class HttpHandler implements StepHandler {
         HttpRequest request = HttpRequest.newBuilder(uri)
                 .timeout(Duration.ofMillis(timeoutMs))
                 .header("Content-Type", "application/json")
+                .header("Idempotency-Key", "\"" + step.idempotencyKey() + "\"")
+                .header("Ductor-Attempt", Integer.toString(step.attempt()))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .build();
         HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());

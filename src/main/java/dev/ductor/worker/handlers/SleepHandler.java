@@ -3,6 +3,7 @@ package dev.ductor.worker.handlers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.ductor.worker.StepFailure;
+import dev.ductor.worker.StepContext;
 import dev.ductor.worker.StepHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -18,7 +19,7 @@ public class SleepHandler implements StepHandler {
     }
 
     @Override
-    public JsonNode run(JsonNode input) throws Exception {
+    public JsonNode run(StepContext step, JsonNode input) throws Exception {
         JsonNode ms = input == null ? null : input.get("ms");
         if (ms == null || !ms.canConvertToLong() || ms.asLong() < 0 || ms.asLong() > MAX_MS) {
             throw new StepFailure("sleep needs input {\"ms\": 0.." + MAX_MS + "}", false);

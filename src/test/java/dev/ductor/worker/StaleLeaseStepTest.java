@@ -1,0 +1,142 @@
+package dev.ductor.worker;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.ductor.config.PodIdentity;
+import dev.ductor.queue.NewQueueItem;
+import dev.ductor.queue.QueueItem;
+import dev.ductor.queue.QueueRepository;
+import dev.ductor.support.Fixtures;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A step with an external effect (an http call) never starts on a lease this pod no longer holds, and stops when a
+ * heartbeat finds it lost. The tasks are leased to this pod the way eager dispatch leases them, for a node that
+ * waits behind a signal which never comes, so nothing else in the run moves.
+ */
+@QuarkusTest
+class StaleLeaseStepTest {
+
+    private static final String TENANT = "stale-lease";
+
+    @Inject
+    Fixtures fixtures;
+
+    @Inject
+    InProcessWorker worker;
+
+    @Inject
+    QueueRepository queue;
+
+    @Inject
+    LeaseReaper reaper;
+
+    @Inject
+    PodIdentity pod;
+
+    @Inject
+    Clock clock;
+
+    private final AtomicInteger calls = new AtomicInteger();
+    private final CountDownLatch arrived = new CountDownLatch(1);
+    private final CountDownLatch answer = new CountDownLatch(1);
+    private HttpServer server;
+
+    @BeforeEach
+    void startServer() throws Exception {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/charge", exchange -> {
+            calls.incrementAndGet();
+            arrived.countDown();
+            try {
+                answer.await(60, TimeUnit.SECONDS); // a slow service: answers when the test says so
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        server.start();
+    }
+
+    @AfterEach
+    void stopServer() {
+        answer.countDown();
+        server.stop(0);
+    }
+
+    /** A run whose http node is never dispatched by the run itself, and a task row for it leased to this pod. */
+    private QueueItem leasedHttpTask(Instant now) {
+        String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/charge";
+        String workflow = fixtures.define(TENANT, "{\"nodes\":[{\"id\":\"gate\",\"type\":\"signal\",\"signal\":\"never\"},"
+                + "{\"id\":\"call\",\"type\":\"task\",\"handler\":\"http\",\"dependsOn\":[\"gate\"]}]}");
+        UUID runId = fixtures.start(TENANT, workflow);
+        NewQueueItem task = NewQueueItem.task(TENANT, "standard", runId, "call", 1, "http", null,
+                "{\"url\":\"" + url + "\",\"method\":\"POST\"}", now);
+        List<QueueItem> leased = QuarkusTransaction.requiringNew().call(() ->
+                queue.enqueueLeased(List.of(task), pod.name(), Duration.ofSeconds(30), now));
+        assertEquals(1, leased.size());
+        return leased.get(0);
+    }
+
+    private void run(QueueItem task) {
+        assertEquals(1, worker.reserveSlots(1), "a free slot");
+        worker.runLeased(task);
+    }
+
+    private void awaitStepEnded(QueueItem task) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (worker.isRunning(task.id()) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(!worker.isRunning(task.id()), "the step never ended");
+    }
+
+    @Test
+    void aStepWhoseLeaseWasReapedWhileThePodWasFrozenIsNotStarted() throws Exception {
+        Instant leasedAt = clock.instant();
+        QueueItem task = leasedHttpTask(leasedAt);
+        // The pod froze (a GC pause, SIGSTOP) before the step started; another pod reaped the lease at its end. The pod
+        // resumes believing it has most of its 30 s left: its own reckoning (a clock that ran behind the database's,
+        // or a freeze after it looked) is not what decides who owns the lease.
+        assertTrue(reaper.runOnce(leasedAt.plus(Duration.ofSeconds(31))) >= 1, "the lease was reaped");
+
+        run(task);
+        awaitStepEnded(task);
+
+        assertEquals(0, calls.get(), "the http call of a lease already lost was made");
+    }
+
+    @Test
+    void aStepWhoseLeaseIsLostWhileItRunsIsStoppedAndReportsNothing() throws Exception {
+        QueueItem task = leasedHttpTask(clock.instant());
+        run(task);
+        assertTrue(arrived.await(30, TimeUnit.SECONDS), "the call was made");
+
+        // An operator retried the node meanwhile: the lease is revoked, the next heartbeat finds it lost.
+        QuarkusTransaction.requiringNew().run(() -> queue.supersedeTasks(task.runId(), "call", 1));
+        awaitStepEnded(task);
+
+        assertEquals(1, answer.getCount(), "the step stopped without waiting for its answer");
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE task_id = ?1", task.id()),
+                "nothing was reported for the lost attempt");
+    }
+}
