@@ -99,21 +99,25 @@ class PoisonRunTest {
                 "the wakeup is kept, not deleted");
         assertTrue(registry.counter("ductor.dead.letters").count() >= deadBefore + 1, "metered (other tests' parked runs count too)");
 
+        // The row fails verification, so a GET refuses it (run-state-corrupt, never served as healthy); what parked
+        // it is on the dead-letter list.
         Response run = api.run(runId);
-        assertEquals(200, run.statusCode());
-        assertEquals(1, (Integer) run.path("deadLetters.items"));
-        assertEquals(MAX_FAILED_DELIVERIES, (Integer) run.path("deadLetters.failedDeliveries"));
-        assertTrue(((String) run.path("deadLetters.lastError")).contains("checksum"), (String) run.path("deadLetters.lastError"));
-        assertNotNull(run.path("deadLetters.since"));
-        List<String> listed = api.as("operator").get("/api/v1/dead-letters").then().statusCode(200).extract().path("items.runId");
-        assertEquals(List.of(runId), listed, "the tenant's parked runs");
+        assertEquals(500, run.statusCode());
+        assertEquals("corrupt", run.path("integrity"));
+        Response parked = api.as("operator").get("/api/v1/dead-letters");
+        assertEquals(200, parked.statusCode());
+        assertEquals(List.of(runId), parked.path("items.runId"), "the tenant's parked runs");
+        assertEquals(1, (Integer) parked.path("items[0].items"));
+        assertEquals(MAX_FAILED_DELIVERIES, (Integer) parked.path("items[0].failedDeliveries"));
+        assertTrue(((String) parked.path("items[0].lastError")).contains("checksum"), (String) parked.path("items[0].lastError"));
+        assertNotNull(parked.path("items[0].since"));
 
         api.as("client").body("{\"name\":\"open\",\"idempotencyKey\":\"open-2\"}").post("/api/v1/runs/{id}/signals", runId)
                 .then().statusCode(202);
         deliverOnce(id);
         deliverOnce(id);
         assertEquals(MAX_FAILED_DELIVERIES + 1, deliveries(id), "a later wakeup of a parked run fails once, then joins");
-        assertEquals(2, (Integer) api.run(runId).path("deadLetters.items"));
+        assertEquals(2, (Integer) api.as("operator").get("/api/v1/dead-letters").path("items[0].items"));
 
         HttpApi stranger = new HttpApi(issuer);
         Response foreign = stranger.as("operator").post("/api/v1/runs/{id}/dead-letters/retry", runId);
