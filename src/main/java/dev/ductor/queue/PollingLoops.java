@@ -40,12 +40,14 @@ public final class PollingLoops {
 
     private void loop(IntSupplier round, Duration idle, QueueSignal signal, QueueSignal.Channel channel) {
         Duration backoff = idle;
+        int emptyRounds = 0;
         while (running) {
             try {
                 int done = round.getAsInt();
                 backoff = idle;
-                if (done == 0) {
-                    signal.await(channel, idle);
+                emptyRounds = done == 0 ? emptyRounds + 1 : 0;
+                if (done == 0 && signal.await(channel, QueueSignal.idleWait(idle, emptyRounds))) {
+                    emptyRounds = 0; // work was queued here: poll promptly again until it runs dry
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

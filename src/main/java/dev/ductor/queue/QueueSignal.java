@@ -59,9 +59,19 @@ public class QueueSignal {
         monitors.get(channel).nudge();
     }
 
-    /** Waits up to {@code timeout}, returning early when the channel is nudged. */
-    public void await(Channel channel, Duration timeout) throws InterruptedException {
-        monitors.get(channel).await(timeout);
+    /** Waits up to {@code timeout}, returning early when the channel is nudged; whether it was nudged. */
+    public boolean await(Channel channel, Duration timeout) throws InterruptedException {
+        return monitors.get(channel).await(timeout);
+    }
+
+    /**
+     * How long an idle loop waits before it polls again: {@code idle} after one empty round, doubling with each
+     * further empty round up to eight times {@code idle}. Work queued in this JVM nudges the loop at once whatever
+     * the wait; the wait only bounds how late a loop finds work queued by another pod or a timer falling due, and an
+     * idle fleet of pods polls the queue table an eighth as often.
+     */
+    public static Duration idleWait(Duration idle, int emptyRounds) {
+        return idle.multipliedBy(1L << Math.min(3, Math.max(0, emptyRounds - 1)));
     }
 
     private static final class Monitor {
@@ -72,16 +82,17 @@ public class QueueSignal {
             notifyAll();
         }
 
-        synchronized void await(Duration timeout) throws InterruptedException {
+        synchronized boolean await(Duration timeout) throws InterruptedException {
             long seen = generation;
             long deadline = System.nanoTime() + timeout.toNanos();
             while (generation == seen) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    return;
+                    return false;
                 }
                 wait(Math.max(1, left / 1_000_000));
             }
+            return true;
         }
     }
 }

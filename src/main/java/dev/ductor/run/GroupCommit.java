@@ -71,6 +71,22 @@ public class GroupCommit {
             return item.kind() == QueueKind.TASK && item.pool() == null && !item.availableAt().isAfter(now)
                     && runsHere.test(item.handler());
         }
+
+        /** How many of {@code items} a pod whose handlers are {@code runsHere} could take, slots permitting. */
+        public static int wanted(List<NewQueueItem> items, Predicate<String> runsHere, Instant now) {
+            Eager unlimited = new Eager(Integer.MAX_VALUE, runsHere, null, Duration.ZERO);
+            return (int) items.stream().filter(item -> unlimited.takes(item, now)).count();
+        }
+
+        /** Splits {@code items} into those this commit leases to its pod (first) and those it queues (second). */
+        public List<List<NewQueueItem>> split(List<NewQueueItem> items, Instant now) {
+            List<NewQueueItem> eager = new ArrayList<>();
+            List<NewQueueItem> queued = new ArrayList<>();
+            for (NewQueueItem item : items) {
+                (eager.size() < slots && takes(item, now) ? eager : queued).add(item);
+            }
+            return List.of(eager, queued);
+        }
     }
 
 
@@ -190,13 +206,9 @@ public class GroupCommit {
                     report.node(), report.attempt(), report.taskId(), json.write(report.payload(json.mapper())), now);
             items.add(NewQueueItem.wakeup(report.tenant(), report.tier(), report.runId(), now));
         }
-        List<NewQueueItem> eagerItems = new ArrayList<>();
-        List<NewQueueItem> queued = new ArrayList<>();
-        for (NewQueueItem item : items) {
-            (eagerItems.size() < eager.slots() && eager.takes(item, now) ? eagerItems : queued).add(item);
-        }
-        List<QueueItem> leased = queue.enqueueLeased(eagerItems, eager.owner(), eager.lease(), now);
-        outbox.write(queued, now);
+        List<List<NewQueueItem>> split = eager.split(items, now);
+        List<QueueItem> leased = queue.enqueueLeased(split.get(0), eager.owner(), eager.lease(), now);
+        outbox.write(split.get(1), now);
         inbox.markConsumed(consumed, now);
 
         long nanos = System.nanoTime() - started;

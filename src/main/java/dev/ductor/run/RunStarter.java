@@ -12,6 +12,12 @@ import dev.ductor.workflow.WorkflowService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import dev.ductor.queue.NewQueueItem;
+import dev.ductor.queue.QueueItem;
+import dev.ductor.queue.QueueRepository;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import org.hibernate.Session;
 
@@ -51,10 +57,17 @@ public class RunStarter {
     private final Clock clock;
     private final RunHistory history;
     private final RunOutbox outbox;
+    private final QueueRepository queue;
+    private final LocalSteps localSteps;
+    private final TransactionSynchronizationRegistry transactions;
 
     @Inject
     public RunStarter(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, RunQueries queries,
-                      JsonCodec json, Clock clock, RunHistory history, RunOutbox outbox) {
+                      JsonCodec json, Clock clock, RunHistory history, RunOutbox outbox, QueueRepository queue,
+                      LocalSteps localSteps, TransactionSynchronizationRegistry transactions) {
+        this.queue = queue;
+        this.localSteps = localSteps;
+        this.transactions = transactions;
         this.history = history;
         this.outbox = outbox;
         this.em = em;
@@ -119,12 +132,42 @@ public class RunStarter {
         history.add(new Transition(1, null, null, RunStatus.RUNNING.name(), "started on revision " + pinned.revision()));
         history.addAll(first.transitions());
         this.history.append(runId, history, now);
-        outbox.write(outbox.items(runId, tenant, request.tier(), first.effects()), now);
+        dispatch(outbox.items(runId, tenant, request.tier(), first.effects()), now);
         // The answer is what was just inserted: no need to read the row back.
         Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
         ordered.forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
         return new Started(true, new RunView(runId, workflowName, pinned.revision(), first.status().name(), request.tier(),
                 request.idempotencyKey(), request.correlationKey(), nodes, request.input(), first.output(), 0, now, now));
+    }
+
+    /**
+     * Queues the first steps, leasing those this pod can run now to it (eager dispatch, as a group commit does for a
+     * chain's next steps): they start once this transaction has committed, without a claim. A rollback hands the
+     * reserved slots back and nothing runs.
+     */
+    private void dispatch(List<NewQueueItem> items, Instant now) {
+        GroupCommit.Eager eager = localSteps.reserveFor(items, now);
+        List<List<NewQueueItem>> split = eager.split(items, now);
+        List<QueueItem> leased;
+        try {
+            leased = queue.enqueueLeased(split.get(0), eager.owner(), eager.lease(), now);
+        } catch (RuntimeException failed) {
+            localSteps.handOver(eager, List.of());
+            throw failed;
+        }
+        if (eager.slots() > 0) {
+            transactions.registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    localSteps.handOver(eager, status == Status.STATUS_COMMITTED ? leased : List.of());
+                }
+            });
+        }
+        outbox.write(split.get(1), now);
     }
 
     /** A run started before fingerprints were stored has none: its key can only be answered as a repeat. */

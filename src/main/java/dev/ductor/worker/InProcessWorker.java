@@ -8,7 +8,10 @@ import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.queue.TierWeights;
+import dev.ductor.run.GroupCommit;
+import dev.ductor.run.LocalSteps;
 import dev.ductor.run.StepReport;
+import dev.ductor.queue.NewQueueItem;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -39,7 +42,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * meanwhile; its result goes to the {@link StepReporter}, which applies results to their runs in group commits.
  */
 @ApplicationScoped
-public class InProcessWorker {
+public class InProcessWorker implements LocalSteps {
 
     private static final Logger LOG = Logger.getLogger(InProcessWorker.class);
     /** A claimed task whose lease has less than this left is handed back, not started: it could not finish in time. */
@@ -124,6 +127,7 @@ public class InProcessWorker {
     private void claimLoop() {
         Duration idle = config.worker().idlePoll();
         Duration backoff = idle;
+        int emptyRounds = 0;
         while (running) {
             try {
                 if (!slots.tryAcquire(idle.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -137,8 +141,10 @@ public class InProcessWorker {
                     slots.release(free - claimed); // also when the claim failed: a lost slot would never come back
                 }
                 backoff = idle;
-                if (claimed == 0) {
-                    signal.await(QueueSignal.Channel.STEP_WORKERS, idle);
+                emptyRounds = claimed == 0 ? emptyRounds + 1 : 0;
+                if (claimed == 0
+                        && signal.await(QueueSignal.Channel.STEP_WORKERS, QueueSignal.idleWait(idle, emptyRounds))) {
+                    emptyRounds = 0; // a step was queued here: claim promptly again until the queue runs dry
                 }
             } catch (InterruptedException e) {
                 return; // stopping
@@ -202,6 +208,23 @@ public class InProcessWorker {
 
     void releaseSlots(int count) {
         slots.release(count);
+    }
+
+    @Override
+    public GroupCommit.Eager reserveFor(List<NewQueueItem> items, java.time.Instant now) {
+        if (!running) {
+            return GroupCommit.Eager.NONE;
+        }
+        int wanted = GroupCommit.Eager.wanted(items, this::runsHere, now);
+        int reserved = wanted == 0 ? 0 : reserveSlots(wanted);
+        return reserved == 0 ? GroupCommit.Eager.NONE
+                : new GroupCommit.Eager(reserved, this::runsHere, owner(), config.worker().lease());
+    }
+
+    @Override
+    public void handOver(GroupCommit.Eager reserved, List<QueueItem> leased) {
+        releaseSlots(reserved.slots() - leased.size());
+        leased.forEach(this::runLeased);
     }
 
     /** Whether a handler is one of this process's own, so a step of it can run here. */

@@ -120,6 +120,34 @@ public class Fixtures {
                 "SELECT status FROM eec_workflow_run WHERE run_id = ?1").setParameter(1, runId).getSingleResult());
     }
 
+    @SuppressWarnings("unchecked")
+    public String rows(String sql, Object... params) {
+        return QuarkusTransaction.requiringNew().call(() -> {
+            var query = em.createNativeQuery(sql);
+            for (int i = 0; i < params.length; i++) {
+                query.setParameter(i + 1, params[i]);
+            }
+            return ((java.util.List<Object>) query.getResultList()).stream()
+                    .map(r -> r instanceof Object[] a ? java.util.Arrays.toString(a) : String.valueOf(r)).toList().toString();
+        });
+    }
+
+    /** Waits (up to 30 s) until the run has {@code status}; fails the test with the status it has otherwise. */
+    public void awaitStatus(UUID runId, String status) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        String now = status(runId);
+        while (!status.equals(now) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            now = status(runId);
+        }
+        org.junit.jupiter.api.Assertions.assertEquals(status, now, "status of run " + runId);
+    }
+
     public String nodeState(UUID runId, String node) {
         return QuarkusTransaction.requiringNew().call(() -> (String) em.createNativeQuery(
                 "SELECT node_states -> ?2 ->> 'state' FROM eec_workflow_run WHERE run_id = ?1")
