@@ -34,7 +34,9 @@ environment (all optional):
                        from lib/main/ beside it
   BENCH_SKIP_BUILD=1   never build; fail when the jar is missing
   BENCH_RUNS           measured runs per side (default 6000)
-  BENCH_WARMUP         warm-up runs per side, started and waited for, not counted (default 500)
+  BENCH_WARMUP         warm-up runs per side, started and waited for, not counted (default 2000: with 500 the JIT
+                       compilers were still about a third of Ductor's JVM CPU in the measured phase; the figure is
+                       meant to be the steady state, as peers publish theirs)
   BENCH_TIMEOUT_S      bound of each phase (warm-up, measured), from its first start (default 600); on a timeout
                        the figures of what completed are printed and the exit status is non-zero
   BENCH_STARTERS       starter threads of the closed loop (default 4)
@@ -43,8 +45,10 @@ environment (all optional):
                        chain3-ref-pgss.txt for the reference), pg_stat_activity every 200 ms with a summary
                        (chain3-activity.txt, chain3-ref-activity.txt), and a JFR recording per Ductor pod
                        (chain3-pod<N>.jfr, settings=profile, written when the pod stops)
-  BENCH_JVM_OPTS       extra JVM options for the Ductor pods (e.g. "-Xmx1g -XX:+UseParallelGC")
-  BENCH_REF_JVM_OPTS   extra JVM options for the reference service
+  BENCH_JVM_OPTS       JVM options for the Ductor pods (default "-Xmx576m -XX:+UseSerialGC": the JVM a pod of
+                       kubernetes/deployment.yaml gets, whose 768Mi limit with the image's MaxRAMPercentage=75 gives
+                       a 576 MB heap, and below 1792 MB of memory the JVM's own ergonomics choose SerialGC)
+  BENCH_REF_JVM_OPTS   JVM options for the reference service (default: the same as the pods')
   BENCH_DRIVER_JVM_OPTS  JVM options of the load driver (default "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC": with
                        C2, compiling the JDK HTTP client's deep call stack keeps a compiler thread busy for ~3 CPU
                        seconds into the measured phase on this 2-core machine, CPU taken from the system under test;
@@ -88,7 +92,7 @@ done
 [[ $pods =~ ^[1-9]$ ]] || { echo "--pods must be a number from 1 to 9" >&2; exit 2; }
 
 runs=${BENCH_RUNS:-6000}
-warmup=${BENCH_WARMUP:-500}
+warmup=${BENCH_WARMUP:-2000}
 timeout_s=${BENCH_TIMEOUT_S:-600}
 starters=${BENCH_STARTERS:-4}
 only=${BENCH_ONLY:-}
@@ -99,8 +103,8 @@ pg_bin=${BENCH_PG_BIN:-/usr/lib/postgresql/15/bin}
 pg_os_user=${BENCH_PG_OS_USER:-ductorbench}
 ductor_db=${BENCH_DUCTOR_DB:-ductor}
 ref_db=${BENCH_REF_DB:-ref}
-read -r -a jvm_opts <<<"${BENCH_JVM_OPTS:-}"
-read -r -a ref_jvm_opts <<<"${BENCH_REF_JVM_OPTS:-}"
+read -r -a jvm_opts <<<"${BENCH_JVM_OPTS--Xmx576m -XX:+UseSerialGC}"
+read -r -a ref_jvm_opts <<<"${BENCH_REF_JVM_OPTS-${jvm_opts[*]}}"
 read -r -a driver_jvm_opts <<<"${BENCH_DRIVER_JVM_OPTS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
 case $only in '' | ductor | ref) ;; *) echo "BENCH_ONLY must be ductor or ref" >&2; exit 2 ;; esac
 for n in "$runs" "$warmup" "$timeout_s" "$starters" "$ready_timeout"; do

