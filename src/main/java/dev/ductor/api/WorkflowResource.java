@@ -2,6 +2,7 @@ package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.run.RunStarter;
+import dev.ductor.run.StartBatcher;
 import dev.ductor.security.CallerContext;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.workflow.LostEditRaceException;
@@ -43,7 +44,7 @@ public class WorkflowResource {
     WorkflowService workflows;
 
     @Inject
-    RunStarter starter;
+    StartBatcher starts;
 
     @Inject
     CallerContext caller;
@@ -138,7 +139,7 @@ public class WorkflowResource {
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "idempotency-key-reused", value = KEY_REUSED)))
     })
     public Response start(@PathParam("name") String name, JsonNode body) {
-        RunStarter.Started started = starter.start(caller.tenant(), name, StartRequests.parse(body));
+        RunStarter.Started started = starts.start(caller.tenant(), name, StartRequests.parse(body));
         // The Location is the path itself (RFC 9110 allows a relative reference): resolving it against the request's
         // URI, as Response.created does, was a twentieth of a start's CPU on the hot path.
         return Response.status(started.created() ? Response.Status.CREATED : Response.Status.OK)

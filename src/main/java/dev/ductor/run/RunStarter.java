@@ -2,6 +2,7 @@ package dev.ductor.run;
 
 import dev.ductor.config.JsonCodec;
 import dev.ductor.error.IdempotencyKeyReusedException;
+import dev.ductor.error.NotFoundException;
 import dev.ductor.run.core.NodeState;
 import dev.ductor.run.core.RunSnapshot;
 import dev.ductor.run.core.RunStatus;
@@ -22,12 +23,17 @@ import jakarta.transaction.Transactional;
 import org.hibernate.Session;
 
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,63 +87,145 @@ public class RunStarter {
     public record Started(boolean created, RunView run) {
     }
 
+    /** One start of a batch: which workflow, for whom, with what. */
+    public record Request(String tenant, String workflow, StartRequest request) {
+    }
+
+    /** What became of one start of a batch: the run, or why it was refused (nothing of it was written then). */
+    public record Result(Started started, RuntimeException refused) {
+
+        public Started orThrow() {
+            if (refused != null) {
+                throw refused;
+            }
+            return started;
+        }
+    }
+
+    /** One start, in the caller's transaction or a new one (the rules' event ingestion starts runs in its own). */
     @Transactional
     public Started start(String tenant, String workflowName, StartRequest request) {
-        WorkflowService.Pinned pinned = workflows.current(tenant, workflowName);
+        return startAll(List.of(new Request(tenant, workflowName, request))).get(0).orThrow();
+    }
+
+    /**
+     * Starts a batch of runs in one transaction, so they share its round trips and its commit (see {@link
+     * StartBatcher}); the results are in the order of {@code requests}. A start that is refused (unknown workflow, an
+     * idempotency key reused with another body) writes nothing and leaves the others be; a database failure fails
+     * them all, since none is committed then.
+     */
+    @Transactional
+    public List<Result> startAll(List<Request> requests) {
         // Microseconds, as PostgreSQL keeps them, so the answer shows what a later read will.
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        Result[] results = new Result[requests.size()];
+        Map<String, Optional<WorkflowService.Pinned>> pinnedByWorkflow = new HashMap<>();
+        List<Fresh> fresh = new ArrayList<>();
+        for (int i = 0; i < requests.size(); i++) {
+            Request r = requests.get(i);
+            Optional<WorkflowService.Pinned> pinned = pinnedByWorkflow.computeIfAbsent(r.tenant() + '\u001f' + r.workflow(),
+                    k -> workflows.currentIfAny(r.tenant(), r.workflow()));
+            if (pinned.isEmpty()) {
+                results[i] = new Result(null, new NotFoundException("Workflow", r.workflow()));
+            } else {
+                fresh.add(first(i, r, pinned.get(), now));
+            }
+        }
+        Set<UUID> inserted = insert(fresh, now);
+        Map<UUID, List<Transition>> history = new LinkedHashMap<>();
+        List<NewQueueItem> items = new ArrayList<>();
+        for (Fresh f : fresh) {
+            Request r = f.request();
+            if (!inserted.contains(f.runId())) {
+                results[f.index()] = repeat(r);
+                continue;
+            }
+            List<Transition> transitions = new ArrayList<>();
+            transitions.add(new Transition(1, null, null, RunStatus.RUNNING.name(), "started on revision " + f.pinned().revision()));
+            transitions.addAll(f.first().transitions());
+            history.put(f.runId(), transitions);
+            items.addAll(outbox.items(f.runId(), r.tenant(), r.request().tier(), f.first().effects()));
+            // The answer is what was just inserted: no need to read the row back.
+            Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
+            f.nodes().forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
+            results[f.index()] = new Result(new Started(true, new RunView(f.runId(), r.workflow(), f.pinned().revision(),
+                    f.first().status().name(), r.request().tier(), r.request().idempotencyKey(), r.request().correlationKey(),
+                    nodes, r.request().input(), f.first().output(), 0, now, now)), null);
+        }
+        this.history.append(history, now);
+        dispatch(items, now);
+        return List.of(results);
+    }
+
+    /** A start decided but not yet written: the run's first tick already applied. */
+    private record Fresh(int index, Request request, UUID runId, WorkflowService.Pinned pinned, TickResult first, Map<String, NodeState> nodes) {
+    }
+
+    private Fresh first(int index, Request r, WorkflowService.Pinned pinned, Instant now) {
         UUID runId = UUID.randomUUID();
         Map<String, NodeState> pending = new LinkedHashMap<>();
         pinned.definition().nodes().forEach(n -> pending.put(n.id(), NodeState.pending()));
         // seq 1 is the run's own "started" entry; the first tick continues from there.
-        RunSnapshot fresh = new RunSnapshot(runId, pinned.definition(), RunStatus.RUNNING, pending, 1, 0, request.input());
+        RunSnapshot fresh = new RunSnapshot(runId, pinned.definition(), RunStatus.RUNNING, pending, 1, 0, r.request().input());
         TickResult first = Tick.tick(fresh, List.of(), now);
         Map<String, NodeState> ordered = new LinkedHashMap<>();
         pinned.definition().nodes().forEach(n -> ordered.put(n.id(), first.nodes().get(n.id())));
-        String nodeStates = codec.write(ordered);
-        String checksum = RunCommitter.checksum(request.tier(), first);
-        String input = json.write(request.input());
-        String output = json.write(first.output());
-        // Plain JDBC: on the hot path of every start, Hibernate's native-query handling cost more than the INSERT.
-        int inserted = em.unwrap(Session.class).doReturningWork(connection -> {
-            try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+        return new Fresh(index, r, runId, pinned, first, ordered);
+    }
+
+    /**
+     * Inserts the runs in one JDBC batch (one multi-row INSERT on the wire); returns those inserted. A run whose
+     * idempotency key is taken, by an earlier start or by one before it in this very batch, is not: the unique index
+     * decides, through {@code ON CONFLICT DO NOTHING}, so two concurrent starts can never both win. Plain JDBC: on the
+     * hot path of every start, Hibernate's native-query handling cost more than the INSERT.
+     */
+    private Set<UUID> insert(List<Fresh> fresh, Instant now) {
+        if (fresh.isEmpty()) {
+            return Set.of();
+        }
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement(INSERT, new String[] {"run_id"})) {
                 OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
-                insert.setObject(1, runId);
-                insert.setString(2, tenant);
-                insert.setString(3, workflowName);
-                insert.setInt(4, pinned.revision());
-                insert.setString(5, first.status().name());
-                insert.setString(6, request.tier());
-                insert.setString(7, nodeStates);
-                insert.setLong(8, first.lastSeq());
-                insert.setString(9, checksum);
-                insert.setString(10, input);
-                insert.setString(11, output);
-                insert.setString(12, request.idempotencyKey());
-                insert.setString(13, request.correlationKey());
-                insert.setObject(14, at);
-                insert.setObject(15, at);
-                insert.setString(16, request.idempotencyKey() == null ? null : request.fingerprint());
-                return insert.executeUpdate();
+                for (Fresh f : fresh) {
+                    StartRequest request = f.request().request();
+                    insert.setObject(1, f.runId());
+                    insert.setString(2, f.request().tenant());
+                    insert.setString(3, f.request().workflow());
+                    insert.setInt(4, f.pinned().revision());
+                    insert.setString(5, f.first().status().name());
+                    insert.setString(6, request.tier());
+                    insert.setString(7, codec.write(f.nodes()));
+                    insert.setLong(8, f.first().lastSeq());
+                    insert.setString(9, RunCommitter.checksum(request.tier(), f.first()));
+                    insert.setString(10, json.write(request.input()));
+                    insert.setString(11, json.write(f.first().output()));
+                    insert.setString(12, request.idempotencyKey());
+                    insert.setString(13, request.correlationKey());
+                    insert.setObject(14, at);
+                    insert.setObject(15, at);
+                    insert.setString(16, request.idempotencyKey() == null ? null : request.fingerprint());
+                    insert.addBatch();
+                }
+                insert.executeBatch();
+                Set<UUID> inserted = new HashSet<>();
+                try (ResultSet keys = insert.getGeneratedKeys()) {
+                    while (keys.next()) {
+                        inserted.add(keys.getObject(1, UUID.class));
+                    }
+                }
+                return inserted;
             }
         });
-        if (inserted == 0) {
-            WorkflowRunEntity existing = existing(tenant, workflowName, request.idempotencyKey());
-            if (!sameRequest(existing.runId, request.fingerprint())) {
-                throw new IdempotencyKeyReusedException(request.idempotencyKey(), "a start of workflow '" + workflowName + "'");
-            }
-            return new Started(false, queries.view(existing));
+    }
+
+    /** A start whose idempotency key was taken: the run it names, or a refusal when the request differs. */
+    private Result repeat(Request r) {
+        WorkflowRunEntity existing = existing(r.tenant(), r.workflow(), r.request().idempotencyKey());
+        if (!sameRequest(existing.runId, r.request().fingerprint())) {
+            return new Result(null, new IdempotencyKeyReusedException(r.request().idempotencyKey(),
+                    "a start of workflow '" + r.workflow() + "'"));
         }
-        List<Transition> history = new ArrayList<>();
-        history.add(new Transition(1, null, null, RunStatus.RUNNING.name(), "started on revision " + pinned.revision()));
-        history.addAll(first.transitions());
-        this.history.append(runId, history, now);
-        dispatch(outbox.items(runId, tenant, request.tier(), first.effects()), now);
-        // The answer is what was just inserted: no need to read the row back.
-        Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
-        ordered.forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
-        return new Started(true, new RunView(runId, workflowName, pinned.revision(), first.status().name(), request.tier(),
-                request.idempotencyKey(), request.correlationKey(), nodes, request.input(), first.output(), 0, now, now));
+        return new Result(new Started(false, queries.view(existing)), null);
     }
 
     /**

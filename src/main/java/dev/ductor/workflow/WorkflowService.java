@@ -22,6 +22,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -142,6 +143,16 @@ public class WorkflowService {
     /** The current revision, parsed, for starting a run. */
     @Transactional
     public Pinned current(String tenant, String name) {
+        return currentIfAny(tenant, name).orElseThrow(() -> new NotFoundException("Workflow", name));
+    }
+
+    /**
+     * The current revision, parsed, or empty when there is no such workflow. Empty rather than an exception, so that
+     * a caller deciding many starts in one transaction can refuse one without the interceptor marking the whole
+     * transaction for rollback.
+     */
+    @Transactional
+    public Optional<Pinned> currentIfAny(String tenant, String name) {
         // Only the revision number: every start asks, and the parsed revision comes from the cache below. Plain JDBC:
         // Hibernate's native-query machinery (plan cache, result-set mapping) cost more than the query itself here.
         Integer revision = em.unwrap(Session.class).doReturningWork(connection -> {
@@ -154,10 +165,7 @@ public class WorkflowService {
                 }
             }
         });
-        if (revision == null) {
-            throw new NotFoundException("Workflow", name);
-        }
-        return new Pinned(revision, revision(tenant, name, revision));
+        return revision == null ? Optional.empty() : Optional.of(new Pinned(revision, revision(tenant, name, revision)));
     }
 
     /** A pinned revision, parsed once per JVM. */
