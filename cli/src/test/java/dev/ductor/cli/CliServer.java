@@ -18,11 +18,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * The packaged Ductor server ({@code -Dductor.server.jar}, built by the root project) in its embedded profile on a
  * throw-away PostgreSQL, started once for all tests of this JVM and stopped when it exits. Task leases are short
- * (3 s, reaped every second). The CLI's tests run in its directory, where the dev tokens are in .ductor/dev-tokens.
+ * (5 s, reaped every second). The CLI's tests run in its directory, where the dev tokens are in .ductor/dev-tokens.
  */
 final class CliServer {
 
-    public static final Duration LEASE = Duration.ofSeconds(3);
+    public static final Duration LEASE = Duration.ofSeconds(5);
 
     private static CliServer instance;
 

@@ -16,7 +16,7 @@ class SdkDependenciesTest {
 
     private static final JavaClasses SDK = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.ductor.sdk");
+            .importPath(java.nio.file.Path.of("target", "classes"));
 
     @Test
     void theSdkDependsOnlyOnTheJdkJacksonSlf4jAndMicrometer() {

@@ -16,11 +16,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * The packaged Ductor server ({@code -Dductor.server.jar}, built by the root project) in its embedded profile on a
  * throw-away PostgreSQL, started once for all tests of this JVM and stopped when it exits. Task leases are short
- * (3 s, reaped every second), so lease expiry and heartbeats show within seconds.
+ * (5 s, reaped every second), so lease expiry and heartbeats show within seconds.
  */
 public final class TestServer {
 
-    public static final Duration LEASE = Duration.ofSeconds(3);
+    public static final Duration LEASE = Duration.ofSeconds(5);
 
     private static TestServer instance;
 

@@ -83,6 +83,7 @@ class WorkerFleetIT {
         assertEquals(137, victim.exitValue());
 
         Map<String, Integer> attemptsByRun = new HashMap<>();
+        int retriedElsewhere = 0;
         for (int n = 0; n < RUNS; n++) {
             Run run = client.awaitRun(runIds.get(n), Duration.ofSeconds(120));
             assertEquals("SUCCEEDED", run.status(), run.toString());
@@ -90,15 +91,20 @@ class WorkerFleetIT {
             int attempts = run.node("work").path("attempts").asInt();
             attemptsByRun.put(run.runId(), attempts);
             if (n == BLOCK_N) {
-                assertEquals(2, attempts, "the killed worker's attempt was reaped and retried");
+                assertTrue(attempts >= 2, "the killed worker's attempt was reaped and retried: " + run);
                 assertNotEquals(killed, run.node("work").path("output").path("worker").asText());
-            } else {
-                assertEquals(1, attempts, run.toString());
+            } else if (attempts > 1) {
+                retriedElsewhere++; // a lease that ran out on a starved machine: retried, still applied once
             }
         }
-        System.out.printf("%d runs through 3 worker JVMs (one killed) in %.1f s%n", RUNS, (System.nanoTime() - started) / 1e9);
+        // Besides the blocked task, the killed JVM's other in-flight tasks (up to 15) are retried too; on a starved
+        // machine a few more leases may run out. Tolerated, but not many.
+        assertTrue(retriedElsewhere <= 15 + RUNS / 20, retriedElsewhere + " runs needed more than one attempt");
+        System.out.printf("%d runs through 3 worker JVMs (one killed) in %.1f s; %d other runs took a second attempt%n", RUNS,
+                (System.nanoTime() - started) / 1e9, retriedElsewhere);
 
-        // Every attempt was executed once (the killed one included, in the JVM that died) ...
+        // No attempt was executed twice (the blocked one ran in the JVM that died) ...
+        assertTrue(Files.readAllLines(dir.resolve(killed + ".calls")).contains(runIds.get(BLOCK_N) + " 1"));
         Map<String, Integer> calls = new HashMap<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path file : files.filter(f -> f.toString().endsWith(".calls")).toList()) {
@@ -107,13 +113,11 @@ class WorkerFleetIT {
                 }
             }
         }
-        assertEquals(RUNS + 1, calls.size());
+        int attemptsCounted = attemptsByRun.values().stream().mapToInt(Integer::intValue).sum();
+        assertTrue(calls.size() <= attemptsCounted && calls.size() >= RUNS, calls.size() + " calls for " + attemptsCounted + " attempts");
         calls.forEach((call, count) -> assertEquals(1, count, "attempt executed twice: " + call));
-        attemptsByRun.forEach((runId, attempts) -> {
-            for (int a = 1; a <= attempts; a++) {
-                assertNotNull(calls.get(runId + " " + a), "attempt " + a + " of " + runId + " was executed");
-            }
-        });
+        attemptsByRun.forEach((runId, attempts) ->
+                assertNotNull(calls.get(runId + " " + attempts), "the attempt that succeeded, " + attempts + " of " + runId + ", was executed"));
         // ... and applied once: one success per run in its history.
         for (String runId : runIds) {
             List<Transition> history = client.history(runId);
