@@ -249,7 +249,7 @@ public final class DuctorWorker implements AutoCloseable {
                 }
                 continue;
             }
-            slots.release(free - batch.size());
+            slots.release(Math.max(0, free - batch.size()));
             for (ClaimedTask task : batch) {
                 claimed.incrementAndGet();
                 metrics.claimed(task.handler());
