@@ -1,0 +1,207 @@
+package dev.ductor.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.sdk.DuctorClient;
+import dev.ductor.sdk.Page;
+import dev.ductor.sdk.Run;
+import dev.ductor.sdk.RunQuery;
+import dev.ductor.sdk.StartOptions;
+import dev.ductor.sdk.Transition;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+@Command(name = "run", description = "Start, watch and operate runs.")
+final class RunCommands {
+
+    @ParentCommand
+    DuctorCli root;
+
+    @Command(name = "start", description = "Start a run of WORKFLOW; with --wait, wait for it and print it with its outputs.")
+    int start(@Parameters(paramLabel = "WORKFLOW") String workflow,
+              @Option(names = "--input", paramLabel = "JSON", description = "the run's input") String input,
+              @Option(names = "--input-file", paramLabel = "FILE") Path inputFile,
+              @Option(names = "--idempotency-key", paramLabel = "KEY", description = "the same key and input again: the same run") String key,
+              @Option(names = "--tier", paramLabel = "TIER") String tier,
+              @Option(names = "--wait", description = "wait until the run finishes; exit 1 unless it SUCCEEDED") boolean wait,
+              @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT10M",
+                      description = "how long --wait waits (ISO-8601, default PT10M)") Duration timeout) {
+        JsonNode body = root.readJson(input, inputFile, "the input");
+        DuctorClient client = root.client("client");
+        Run run = client.startRun(workflow, body, new StartOptions(key, tier));
+        if (!wait) {
+            show(run);
+            return DuctorCli.OK;
+        }
+        if (!root.json()) {
+            root.println("started run " + run.runId() + ", waiting...");
+        }
+        Run done = client.awaitRun(run.runId(), timeout);
+        show(done);
+        if (!done.isTerminal()) {
+            root.env.err().println("ductor: run " + done.runId() + " still " + done.status() + " after " + timeout);
+            root.env.err().flush();
+            return DuctorCli.FAILED;
+        }
+        return "SUCCEEDED".equals(done.status()) ? DuctorCli.OK : DuctorCli.FAILED;
+    }
+
+    @Command(name = "get", description = "A run with its nodes; remembers its version for retry and skip.")
+    int get(@Parameters(paramLabel = "RUN_ID") String runId) {
+        Run run = root.client("client").getRun(runId);
+        root.seen().put("run", runId, run.version());
+        show(run);
+        return DuctorCli.OK;
+    }
+
+    @Command(name = "list", description = "Runs, newest first; --cursor pages on (the last line names the next cursor).")
+    int list(@Option(names = "--workflow") String workflow,
+             @Option(names = "--status", description = "RUNNING, SUCCEEDED, FAILED or CANCELLED") String status,
+             @Option(names = "--limit", defaultValue = "20") int limit,
+             @Option(names = "--cursor") String cursor) {
+        Page<Run> page = root.client("client").listRuns(new RunQuery(workflow, status, limit, cursor));
+        if (root.json()) {
+            var node = DuctorCli.JSON.createObjectNode();
+            var items = node.putArray("items");
+            page.items().forEach(run -> items.add(run.json()));
+            node.put("nextCursor", page.nextCursor());
+            root.printJson(node);
+        } else {
+            Table table = new Table("RUN", "WORKFLOW", "STATUS", "VERSION", "CREATED");
+            for (Run run : page.items()) {
+                table.row(run.runId(), run.workflow(), run.status(), Long.toString(run.version()), run.json().path("createdAt").asText());
+            }
+            table.print(root.env.out());
+            if (page.hasMore()) {
+                root.println("more: --cursor " + page.nextCursor());
+            }
+        }
+        return DuctorCli.OK;
+    }
+
+    @Command(name = "history", description = "A run's transitions; --follow prints new ones as they happen, until the run ends.")
+    int history(@Parameters(paramLabel = "RUN_ID") String runId,
+                @Option(names = {"-f", "--follow"}) boolean follow,
+                @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT1H",
+                        description = "how long --follow follows (default PT1H)") Duration timeout) {
+        DuctorClient client = root.client("client");
+        if (!follow) {
+            List<Transition> history = client.history(runId);
+            if (root.json()) {
+                root.printJson(DuctorCli.JSON.valueToTree(history));
+            } else {
+                history.forEach(this::printTransition);
+            }
+            return DuctorCli.OK;
+        }
+        long[] printed = {0};
+        Run last = client.watchRun(runId, timeout, run -> {
+            for (Transition t : client.history(runId)) {
+                if (t.seq() > printed[0]) {
+                    printed[0] = t.seq();
+                    printTransition(t);
+                }
+            }
+        });
+        for (Transition t : client.history(runId)) {
+            if (t.seq() > printed[0]) {
+                printed[0] = t.seq();
+                printTransition(t);
+            }
+        }
+        return last.isTerminal() ? DuctorCli.OK : DuctorCli.FAILED;
+    }
+
+    @Command(name = "signal", description = "Send signal NAME to a run (delivered once per idempotency key).")
+    int signal(@Parameters(index = "0", paramLabel = "RUN_ID") String runId,
+               @Parameters(index = "1", paramLabel = "NAME") String name,
+               @Option(names = "--payload", paramLabel = "JSON") String payload,
+               @Option(names = "--payload-file", paramLabel = "FILE") Path payloadFile,
+               @Option(names = "--idempotency-key", paramLabel = "KEY", description = "default: a new random key") String key) {
+        String idempotencyKey = key != null ? key : UUID.randomUUID().toString();
+        JsonNode answer = root.client("client").signal(runId, name, root.readJson(payload, payloadFile, "the payload"), idempotencyKey);
+        if (root.json()) {
+            root.printJson(answer);
+        } else {
+            root.println("signal " + name + " " + answer.path("delivered").asText() + " (idempotency key " + idempotencyKey + ")");
+        }
+        return DuctorCli.OK;
+    }
+
+    @Command(name = "cancel", description = "Cancel a running run.")
+    int cancel(@Parameters(paramLabel = "RUN_ID") String runId) {
+        JsonNode answer = root.client("operator").cancel(runId);
+        if (root.json()) {
+            root.printJson(answer);
+        } else {
+            root.println("run " + runId + " cancelling");
+        }
+        return DuctorCli.OK;
+    }
+
+    @Command(name = "retry", description = "Retry a running node (supersedes its attempt), based on the run version you last saw.")
+    int retry(@Parameters(index = "0", paramLabel = "RUN_ID") String runId, @Parameters(index = "1", paramLabel = "NODE") String node,
+              @Option(names = "--if-match", paramLabel = "VERSION") Long ifMatch) {
+        return nodeAction(runId, node, ifMatch, true);
+    }
+
+    @Command(name = "skip", description = "Skip a node as if it had succeeded, based on the run version you last saw.")
+    int skip(@Parameters(index = "0", paramLabel = "RUN_ID") String runId, @Parameters(index = "1", paramLabel = "NODE") String node,
+             @Option(names = "--if-match", paramLabel = "VERSION") Long ifMatch) {
+        return nodeAction(runId, node, ifMatch, false);
+    }
+
+    private int nodeAction(String runId, String node, Long ifMatch, boolean retry) {
+        DuctorClient client = root.client("operator");
+        Long basedOn = ifMatch != null ? ifMatch : root.seen().get("run", runId);
+        if (basedOn == null) {
+            // Never seen: act on the run as it is now, and say so.
+            basedOn = client.getRun(runId).version();
+            if (!root.json()) {
+                root.println("(based on the run's current version " + basedOn + ")");
+            }
+        }
+        Run run = retry ? client.retryNode(runId, node, basedOn) : client.skipNode(runId, node, basedOn);
+        root.seen().put("run", runId, run.version());
+        show(run);
+        return DuctorCli.OK;
+    }
+
+    private void show(Run run) {
+        if (root.json()) {
+            root.printJson(run.json());
+            return;
+        }
+        root.println("run " + run.runId() + "  workflow " + run.workflow() + "  status " + run.status() + "  version " + run.version());
+        Table table = new Table("NODE", "STATE", "ATTEMPTS", "OUTPUT / ERROR");
+        for (Iterator<Map.Entry<String, JsonNode>> nodes = run.nodes().fields(); nodes.hasNext(); ) {
+            Map.Entry<String, JsonNode> node = nodes.next();
+            JsonNode state = node.getValue();
+            String detail = state.hasNonNull("error") ? "error: " + state.get("error").asText()
+                    : state.hasNonNull("output") ? state.get("output").toString() : "";
+            table.row(node.getKey(), state.path("state").asText(), state.path("attempts").asText(), detail);
+        }
+        table.print(root.env.out());
+        if (run.output() != null) {
+            root.println("output: " + run.output());
+        }
+    }
+
+    private void printTransition(Transition t) {
+        if (root.json()) {
+            root.env.out().println(DuctorCli.JSON.valueToTree(t).toString()); // one JSON object per line
+            root.env.out().flush();
+        } else {
+            root.println(String.format("%4d  %s  %-10s %s -> %s  (%s)", t.seq(), t.at(), t.node() == null ? "(run)" : t.node(),
+                    t.from() == null ? "-" : t.from(), t.to(), t.cause()));
+        }
+    }
+}

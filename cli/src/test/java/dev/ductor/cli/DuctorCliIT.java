@@ -1,0 +1,264 @@
+package dev.ductor.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ductor.sdk.DuctorClient;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The CLI against the real server: in-process through picocli with captured output, and once through bin/ductor as
+ * a process of its own.
+ */
+class DuctorCliIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static CliServer server;
+    private static Path state;
+
+    /** One command's exit code and what it printed. */
+    record Result(int code, String out, String err) {
+        JsonNode json() {
+            try {
+                return JSON.readTree(out);
+            } catch (Exception e) {
+                throw new AssertionError("not JSON: " + out, e);
+            }
+        }
+    }
+
+    @BeforeAll
+    static void server() throws Exception {
+        server = CliServer.get();
+        state = Files.createTempDirectory("ductor-cli-state").resolve("seen.json");
+    }
+
+    private static Result cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = DuctorCli.execute(env(new PrintWriter(out, true), new PrintWriter(err, true)), args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    private static DuctorCli.Env env(PrintWriter out, PrintWriter err) {
+        // The working directory holds .ductor/dev-tokens/<role>.jwt, as a checkout running the server does.
+        return new DuctorCli.Env(Map.of("DUCTOR_SERVER", server.baseUri(), "DUCTOR_STATE_FILE", state.toString()),
+                server.dir(), server.dir(), out, err);
+    }
+
+    private static String unique(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static Path file(String name, String content) throws Exception {
+        Path file = server.dir().resolve(name);
+        Files.writeString(file, content);
+        return file;
+    }
+
+    private static String apply(String workflow, String nodes) throws Exception {
+        Path def = file(workflow + ".json", "{\"name\": \"" + workflow + "\", \"nodes\": " + nodes + "}");
+        Result applied = cli("workflow", "apply", "-f", def.toString());
+        assertEquals(0, applied.code(), applied.err());
+        return workflow;
+    }
+
+    @Test
+    void runStartWaitPrintsTheFinishedRunWithItsOutputs() throws Exception {
+        String workflow = apply(unique("hello"), "[{\"id\": \"a\", \"type\": \"task\", \"handler\": \"echo\"},"
+                + " {\"id\": \"b\", \"type\": \"task\", \"handler\": \"sleep\", \"input\": {\"ms\": 200}, \"dependsOn\": [\"a\"]}]");
+        Result table = cli("run", "start", workflow, "--input", "{\"order\": 42}", "--idempotency-key", unique("k"), "--wait");
+        assertEquals(0, table.code(), table.err());
+        assertTrue(table.out().contains("status SUCCEEDED"), table.out());
+        assertTrue(table.out().contains("output: {"), table.out());
+
+        Result json = cli("run", "start", workflow, "--input", "{\"order\": 43}", "--wait", "-o", "json");
+        assertEquals(0, json.code(), json.err());
+        JsonNode run = json.json();
+        assertEquals("SUCCEEDED", run.path("status").asText());
+        assertEquals(43, run.path("nodes").path("a").path("output").path("order").asInt(), run.toString());
+        assertTrue(run.has("output"));
+    }
+
+    @Test
+    void historyFollowPrintsTransitionsAsTheyHappen() throws Exception {
+        String workflow = apply(unique("waits"), "[{\"id\": \"paid\", \"type\": \"signal\", \"signal\": \"paid\"},"
+                + " {\"id\": \"ship\", \"type\": \"task\", \"handler\": \"echo\", \"dependsOn\": [\"paid\"]}]");
+        String runId = cli("run", "start", workflow, "-o", "json").json().path("runId").asText();
+
+        StringBuffer followed = new StringBuffer();
+        PrintWriter out = new PrintWriter(new java.io.Writer() {
+            @Override
+            public void write(char[] chars, int off, int len) {
+                followed.append(chars, off, len);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        }, true);
+        StringWriter err = new StringWriter();
+        CompletableFuture<Integer> follow = CompletableFuture.supplyAsync(() ->
+                DuctorCli.execute(env(out, new PrintWriter(err, true)), "run", "history", runId, "--follow"));
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!followed.toString().contains("WAITING") && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertTrue(followed.toString().contains("PENDING -> WAITING"), "printed while the run waits: " + followed);
+        assertTrue(!follow.isDone(), "still following the running run");
+        assertTrue(!followed.toString().contains("SUCCEEDED  (all nodes done)"));
+
+        Result signal = cli("run", "signal", runId, "paid", "--payload", "{\"amount\": 5}", "--idempotency-key", "pay-" + runId);
+        assertEquals(0, signal.code(), signal.err());
+        assertEquals(0, follow.get(60, TimeUnit.SECONDS), err.toString());
+        String[] lines = followed.toString().strip().split("\n");
+        assertTrue(lines[lines.length - 1].contains("RUNNING -> SUCCEEDED"), followed.toString());
+        for (int i = 0; i < lines.length; i++) {
+            assertTrue(lines[i].strip().startsWith(Integer.toString(i + 1)), "each transition once, in order: " + followed);
+        }
+
+        Result jsonLines = cli("run", "history", runId, "--follow", "-o", "json");
+        assertEquals(0, jsonLines.code());
+        for (String line : jsonLines.out().strip().split("\n")) {
+            assertTrue(JSON.readTree(line).has("seq"), line);
+        }
+        assertEquals(lines.length, cli("run", "history", runId, "-o", "json").json().size());
+    }
+
+    @Test
+    void applyingOverAVersionSomeoneElseChangedExitsThreeAndChangesNothing() throws Exception {
+        String workflow = apply(unique("edited"), "[{\"id\": \"a\", \"type\": \"task\", \"handler\": \"noop\"}]");
+        DuctorClient otherAdmin = DuctorClient.builder().baseUri(server.baseUri()).tokenFile(server.tokenFile("admin")).build();
+        otherAdmin.putWorkflow(workflow, JSON.readTree("{\"nodes\": [{\"id\": \"theirs\", \"type\": \"task\", \"handler\": \"echo\"}]}"), 0L);
+
+        Path mine = file(workflow + ".json", "{\"name\": \"" + workflow + "\", \"nodes\": [{\"id\": \"mine\", \"type\": \"task\", \"handler\": \"noop\"}]}");
+        Result stale = cli("workflow", "apply", "-f", mine.toString());
+        assertEquals(3, stale.code(), stale.out() + stale.err());
+        assertTrue(stale.err().contains("current version: 1"), stale.err());
+        assertTrue(stale.err().contains("rejected (not saved)") && stale.err().contains("\"mine\""), stale.err());
+        JsonNode now = otherAdmin.getWorkflow(workflow).body();
+        assertEquals(1, now.path("version").asInt());
+        assertEquals("theirs", now.path("nodes").get(0).path("id").asText(), "nothing changed");
+
+        Result json = cli("workflow", "apply", "-f", mine.toString(), "-o", "json");
+        assertEquals(3, json.code());
+        assertEquals(1, json.json().path("currentVersion").asInt());
+
+        // Having looked (get remembers the version), the same apply goes through.
+        assertEquals(0, cli("workflow", "get", workflow).code());
+        Result applied = cli("workflow", "apply", "-f", mine.toString());
+        assertEquals(0, applied.code(), applied.err());
+        assertTrue(applied.out().contains("version 2"), applied.out());
+    }
+
+    @Test
+    void operatorsCommandsCancelRetryAndSkip() throws Exception {
+        String workflow = apply(unique("ops"), "[{\"id\": \"stuck\", \"type\": \"task\", \"handler\": \"ext:nobody\","
+                + " \"retry\": {\"maxAttempts\": 3}}, {\"id\": \"after\", \"type\": \"task\", \"handler\": \"noop\", \"dependsOn\": [\"stuck\"]}]");
+        String runId = cli("run", "start", workflow, "-o", "json").json().path("runId").asText();
+        assertEquals(0, cli("run", "get", runId).code());
+        Result retried = cli("run", "retry", runId, "stuck", "-o", "json");
+        assertEquals(0, retried.code(), retried.err());
+        assertEquals(2, retried.json().path("nodes").path("stuck").path("attempts").asInt());
+        Result stale = cli("run", "skip", runId, "stuck", "--if-match", "0");
+        assertEquals(3, stale.code(), stale.err());
+        assertEquals(0, cli("run", "skip", runId, "stuck").code());
+        assertEquals("SUCCEEDED", awaitStatus(runId));
+
+        String waiting = apply(unique("cancel"), "[{\"id\": \"paid\", \"type\": \"signal\", \"signal\": \"paid\"}]");
+        String toCancel = cli("run", "start", waiting, "-o", "json").json().path("runId").asText();
+        assertEquals(0, cli("run", "cancel", toCancel).code());
+        assertEquals("CANCELLED", awaitStatus(toCancel));
+        assertEquals(3, cli("run", "cancel", toCancel).code(), "a finished run cannot be cancelled: 409");
+    }
+
+    private static String awaitStatus(String runId) {
+        DuctorClient client = DuctorClient.builder().baseUri(server.baseUri()).tokenFile(server.tokenFile("client")).build();
+        return client.awaitRun(runId, Duration.ofSeconds(30)).status();
+    }
+
+    @Test
+    void jsonOutputParsesForEveryKindOfResource() throws Exception {
+        String pool = unique("pool");
+        assertEquals(0, cli("pool", "set", pool, "--capacity", "2").code());
+        Result changed = cli("pool", "set", pool, "--capacity", "3", "--paused", "true", "-o", "json");
+        assertEquals(0, changed.code(), changed.err());
+        assertEquals(3, changed.json().path("capacity").asInt());
+        assertTrue(cli("pool", "list", "-o", "json").json().isArray());
+        assertEquals(pool, cli("pool", "get", pool, "-o", "json").json().path("name").asText());
+
+        String workflow = apply(unique("evented"), "[{\"id\": \"a\", \"type\": \"task\", \"handler\": \"echo\"}]");
+        String rule = unique("rule");
+        String type = unique("thing.happened");
+        Path ruleFile = file(rule + ".json", "{\"name\": \"" + rule + "\", \"on\": \"" + type + "\", \"start\": {\"workflow\": \""
+                + workflow + "\", \"input\": \"$\"}}");
+        assertEquals(0, cli("rule", "apply", "-f", ruleFile.toString()).code());
+        assertEquals(type, cli("rule", "get", rule, "-o", "json").json().path("on").asText());
+        assertTrue(cli("rule", "list", "-o", "json").json().isArray());
+        Result sent = cli("event", "send", type, "--key", "k1", "--payload", "{\"id\": 1}", "-o", "json");
+        assertEquals(0, sent.code(), sent.err());
+        assertEquals(1, sent.json().path("started").size());
+
+        assertTrue(cli("workflow", "list", "-o", "json").json().isArray());
+        JsonNode page = cli("run", "list", "--workflow", workflow, "--limit", "5", "-o", "json").json();
+        assertEquals(1, page.path("items").size());
+        assertEquals(workflow, cli("workflow", "get", workflow, "-o", "json").json().path("name").asText());
+    }
+
+    @Test
+    void usageErrorsExitTwoAndOtherFailuresOne() {
+        assertEquals(2, cli().code());
+        assertEquals(2, cli("run", "frobnicate").code());
+        assertEquals(2, cli("run", "get").code());
+        assertEquals(2, cli("run", "start", "x", "--input", "{not json").code());
+        assertEquals(2, cli("workflow", "list", "-o", "yaml").code());
+        assertEquals(1, cli("run", "get", UUID.randomUUID().toString()).code(), "404");
+        assertEquals(1, cli("--server", "http://127.0.0.1:1", "--token", "x", "workflow", "list").code(), "unreachable");
+        assertEquals(0, cli("--help").code());
+    }
+
+    @Test
+    void theLauncherScriptRunsTheJarAsACommandOfItsOwn() throws Exception {
+        String workflow = apply(unique("scripted"), "[{\"id\": \"a\", \"type\": \"task\", \"handler\": \"echo\"}]");
+        Path launcher = Path.of(System.getProperty("ductor.cli.launcher", "bin/ductor")).toAbsolutePath();
+        List<String> command = new ArrayList<>(List.of("bash", launcher.toString(), "run", "start", workflow,
+                "--input", "{\"from\": \"script\"}", "--wait", "-o", "json"));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(Files.createTempDirectory("ductor-cli-cwd").toFile());
+        builder.environment().put("DUCTOR_SERVER", server.baseUri());
+        builder.environment().put("DUCTOR_TOKEN", Files.readString(server.tokenFile("client")).trim());
+        builder.environment().put("DUCTOR_STATE_FILE", state.toString());
+        Path out = Files.createTempFile("ductor-cli", ".out");
+        Path err = Files.createTempFile("ductor-cli", ".err");
+        Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, process.exitValue(), Files.readString(err));
+        JsonNode run = JSON.readTree(Files.readString(out));
+        assertEquals("SUCCEEDED", run.path("status").asText());
+        assertEquals("script", run.path("nodes").path("a").path("output").path("from").asText());
+
+        Process usage = new ProcessBuilder("bash", launcher.toString(), "run", "get").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assertTrue(usage.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(2, usage.exitValue());
+    }
+}

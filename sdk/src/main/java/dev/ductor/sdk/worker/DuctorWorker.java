@@ -1,0 +1,717 @@
+package dev.ductor.sdk.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.NullNode;
+import dev.ductor.sdk.ConflictException;
+import dev.ductor.sdk.DuctorClient;
+import dev.ductor.sdk.DuctorException;
+import dev.ductor.sdk.NotFoundException;
+import dev.ductor.sdk.ServerUnavailableException;
+import dev.ductor.sdk.TaskApi;
+import dev.ductor.sdk.TaskApi.ClaimedTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+
+/**
+ * An external worker: runs the handlers registered for {@code ext:} task nodes.
+ *
+ * <ul>
+ *   <li>One claimer long-polls {@code POST /tasks/claim} for as many tasks as it has free slots and runs them in
+ *       parallel, up to {@code concurrency}. An empty poll polls again at once; an error (no answer, 5xx, 503 with
+ *       Retry-After) backs off exponentially with jitter, so "no work" and "server down" are told apart.</li>
+ *   <li>Every running task is heartbeated at a third of its remaining lease. A heartbeat answered 409 means the lease
+ *       is lost (reaped, or superseded by an operator's retry/skip): the handler's context is cancelled, its thread
+ *       interrupted, and its result discarded.</li>
+ *   <li>A result is completed; an exception fails the attempt, retryable unless it is a {@link NonRetryableException}
+ *       (or the {@code retryable} predicate says no). Reports are retried on transient errors; completing twice is
+ *       harmless on the server.</li>
+ *   <li>{@link #shutdown(Duration)} stops claiming, tells running handlers ({@link TaskContext#isShuttingDown()}),
+ *       lets them finish within the grace period while still heartbeating, then gives up on the rest without
+ *       reporting them: their leases run out and the server hands them out again.</li>
+ *   <li>While a handler runs, the SLF4J MDC holds {@code ductor.runId}, {@code ductor.node}, {@code ductor.attempt}
+ *       and {@code ductor.taskId}.</li>
+ * </ul>
+ *
+ * <pre>{@code
+ * DuctorWorker worker = DuctorWorker.builder(client)
+ *         .handler("charge", Charge.class, (charge, ctx) -> new Receipt(gateway.charge(charge)))
+ *         .concurrency(16)
+ *         .build()
+ *         .start();
+ * Runtime.getRuntime().addShutdownHook(new Thread(worker::close));
+ * }</pre>
+ */
+public final class DuctorWorker implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DuctorWorker.class);
+    private static final int MAX_ERROR_LENGTH = 4000;
+
+    private enum State { NEW, RUNNING, DRAINING, STOPPED }
+
+    private record Registration(String name, Class<?> inputType, TaskHandler<Object, Object> handler) {
+    }
+
+    private final TaskApi tasks;
+    private final ObjectMapper mapper;
+    private final Map<String, Registration> handlers;
+    private final List<String> handlerNames;
+    private final String workerId;
+    private final String pool;
+    private final int concurrency;
+    private final int waitSeconds;
+    private final Duration maxHeartbeatInterval;
+    private final Duration backoffBase;
+    private final Duration backoffCap;
+    private final Duration reportTimeout;
+    private final Duration defaultGrace;
+    private final Predicate<Throwable> retryable;
+    private final WorkerMetrics metrics;
+
+    private final Semaphore slots;
+    private final Set<Execution> inFlight = ConcurrentHashMap.newKeySet();
+    private final ExecutorService handlerThreads;
+    private final ScheduledExecutorService heartbeats;
+    private volatile State state = State.NEW;
+    private Thread claimer;
+
+    private final AtomicLong claimed = new AtomicLong();
+    private final AtomicLong completed = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong leaseLost = new AtomicLong();
+    private final AtomicLong abandoned = new AtomicLong();
+
+    private DuctorWorker(Builder b) {
+        this.tasks = b.client.tasks().withTimeout(b.requestTimeout);
+        this.mapper = b.mapper != null ? b.mapper : b.client.mapper();
+        this.handlers = Map.copyOf(b.handlers);
+        this.handlerNames = List.copyOf(b.handlers.keySet());
+        this.workerId = b.workerId != null ? b.workerId : "sdk-" + UUID.randomUUID().toString().substring(0, 8);
+        this.pool = b.pool;
+        this.concurrency = b.concurrency;
+        this.waitSeconds = b.waitSeconds;
+        this.maxHeartbeatInterval = b.maxHeartbeatInterval;
+        this.backoffBase = b.backoffBase;
+        this.backoffCap = b.backoffCap;
+        this.reportTimeout = b.reportTimeout;
+        this.defaultGrace = b.shutdownGrace;
+        this.retryable = b.retryable;
+        this.metrics = b.metrics;
+        this.slots = new Semaphore(concurrency);
+        AtomicInteger n = new AtomicInteger();
+        this.handlerThreads = Executors.newFixedThreadPool(concurrency, r -> daemon(r, "ductor-task-" + workerId + "-" + n.incrementAndGet()));
+        this.heartbeats = Executors.newScheduledThreadPool(Math.max(2, Math.min(8, concurrency / 8)),
+                r -> daemon(r, "ductor-heartbeat-" + workerId));
+    }
+
+    public static Builder builder(DuctorClient client) {
+        return new Builder(client);
+    }
+
+    public String workerId() {
+        return workerId;
+    }
+
+    /** Starts claiming; returns this worker. */
+    public synchronized DuctorWorker start() {
+        if (state != State.NEW) {
+            throw new IllegalStateException("the worker was already started");
+        }
+        state = State.RUNNING;
+        claimer = new Thread(this::claimLoop, "ductor-claimer-" + workerId);
+        claimer.start();
+        LOG.info("Ductor worker {} started: handlers {}, concurrency {}", workerId, handlerNames, concurrency);
+        return this;
+    }
+
+    public WorkerStats stats() {
+        return new WorkerStats(claimed.get(), completed.get(), failed.get(), leaseLost.get(), abandoned.get(), inFlight.size());
+    }
+
+    public boolean isRunning() {
+        return state == State.RUNNING;
+    }
+
+    /** {@link #shutdown(Duration)} with the builder's grace period. */
+    @Override
+    public void close() {
+        shutdown(defaultGrace);
+    }
+
+    /**
+     * Stops claiming and waits up to {@code grace} for the running tasks to finish and be reported (heartbeating them
+     * meanwhile); then cancels what is left without reporting it. Returns true when nothing was left.
+     */
+    public boolean shutdown(Duration grace) {
+        synchronized (this) {
+            if (state == State.NEW) {
+                state = State.STOPPED;
+                stopThreads();
+                return true;
+            }
+            if (state != State.RUNNING) {
+                return inFlight.isEmpty();
+            }
+            state = State.DRAINING;
+        }
+        long deadline = System.nanoTime() + grace.toNanos();
+        LOG.info("Ductor worker {} shutting down: {} task(s) in flight, grace {}", workerId, inFlight.size(), grace);
+        // The claimer finishes its long poll (a poll cut short could leave the server leasing a task to nobody) and
+        // runs what it brings; both it and the running tasks are waited for within the grace.
+        while (System.nanoTime() < deadline && (claimer.isAlive() || !inFlight.isEmpty())) {
+            try {
+                claimer.join(20);
+                if (!claimer.isAlive()) {
+                    synchronized (inFlight) {
+                        if (!inFlight.isEmpty()) {
+                            inFlight.wait(20);
+                        }
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        claimer.interrupt();
+        List<Execution> left = new ArrayList<>(inFlight);
+        for (Execution execution : left) {
+            abandoned.incrementAndGet();
+            execution.cancel("the worker shut down before the task finished; its lease will run out and the server retries it", true);
+            LOG.warn("task {} (run {}, node {}, attempt {}) still running at the end of the shutdown grace: not reported,"
+                    + " its lease will lapse", execution.task.taskId(), execution.task.runId(), execution.task.node(),
+                    execution.task.attempt());
+        }
+        synchronized (this) {
+            state = State.STOPPED;
+        }
+        stopThreads();
+        LOG.info("Ductor worker {} stopped ({} task(s) left to lapse)", workerId, left.size());
+        return left.isEmpty();
+    }
+
+    private void stopThreads() {
+        heartbeats.shutdownNow();
+        handlerThreads.shutdownNow();
+    }
+
+    // ---- claiming ----------------------------------------------------------------------------------------------
+
+    private void claimLoop() {
+        int errors = 0;
+        while (state == State.RUNNING) {
+            int free;
+            try {
+                if (!slots.tryAcquire(200, TimeUnit.MILLISECONDS)) {
+                    continue;
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+            free = 1 + slots.drainPermits();
+            List<ClaimedTask> batch;
+            try {
+                batch = tasks.claim(handlerNames, pool, workerId, free, waitSeconds);
+                errors = 0;
+            } catch (DuctorException e) {
+                slots.release(free);
+                if (state != State.RUNNING || Thread.currentThread().isInterrupted()) {
+                    return;
+                }
+                errors++;
+                Duration delay = backoff(errors, e);
+                LOG.warn("Ductor worker {}: claim failed ({}), trying again in {} ms", workerId, e.getMessage(), delay.toMillis());
+                if (!pause(delay)) {
+                    return;
+                }
+                continue;
+            }
+            slots.release(Math.max(0, free - batch.size()));
+            for (ClaimedTask task : batch) {
+                claimed.incrementAndGet();
+                metrics.claimed(task.handler());
+                launch(task);
+            }
+        }
+    }
+
+    /** Exponential with full jitter, at least the server's Retry-After; a 401/403/400 waits the longest. */
+    private Duration backoff(int errors, DuctorException e) {
+        long cap = backoffCap.toMillis();
+        long ceiling = e.isTransient() ? Math.min(cap, backoffBase.toMillis() << Math.min(errors - 1, 20)) : cap;
+        long delay = ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1);
+        if (e instanceof ServerUnavailableException unavailable && unavailable.retryAfter() != null) {
+            delay = Math.max(delay, unavailable.retryAfter().toMillis());
+        }
+        return Duration.ofMillis(delay);
+    }
+
+    private boolean pause(Duration delay) {
+        long until = System.nanoTime() + delay.toNanos();
+        while (state == State.RUNNING && System.nanoTime() < until) {
+            try {
+                Thread.sleep(Math.min(100, Math.max(1, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime()))));
+            } catch (InterruptedException e) {
+                return false;
+            }
+        }
+        return state == State.RUNNING;
+    }
+
+    // ---- running -----------------------------------------------------------------------------------------------
+
+    private void launch(ClaimedTask task) {
+        Execution execution = new Execution(task);
+        inFlight.add(execution);
+        scheduleHeartbeat(execution, task.leaseExpiresAt());
+        try {
+            handlerThreads.execute(() -> run(execution));
+        } catch (RuntimeException rejected) {
+            finish(execution); // stopped meanwhile: the lease lapses
+        }
+    }
+
+    private void run(Execution execution) {
+        ClaimedTask task = execution.task;
+        Registration registration = handlers.get(task.handler());
+        execution.thread = Thread.currentThread();
+        MDC.put("ductor.runId", task.runId());
+        MDC.put("ductor.node", task.node());
+        MDC.put("ductor.attempt", Integer.toString(task.attempt()));
+        MDC.put("ductor.taskId", task.taskId());
+        long started = System.nanoTime();
+        Object output = null;
+        Throwable failure = null;
+        try {
+            if (registration == null) {
+                throw new NonRetryableException("no handler registered for " + task.handler());
+            }
+            Object input;
+            try {
+                JsonNode raw = task.input() == null ? NullNode.getInstance() : task.input();
+                input = registration.inputType == JsonNode.class ? raw : mapper.treeToValue(raw, registration.inputType);
+            } catch (Exception unreadable) {
+                throw new NonRetryableException("the task's input cannot be read as " + registration.inputType.getName()
+                        + ": " + unreadable.getMessage(), unreadable);
+            }
+            output = registration.handler.handle(input, execution);
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            execution.thread = null;
+            Thread.interrupted(); // a cancellation's interrupt must not reach the report or the next task
+        }
+        try {
+            String handler = task.handler();
+            if (execution.cancelled) {
+                metrics.handlerFinished(handler, "cancelled", System.nanoTime() - started);
+                LOG.info("result of task {} discarded: {}", task.taskId(), execution.cancelReason);
+                return;
+            }
+            metrics.handlerFinished(handler, failure == null ? "success" : "failure", System.nanoTime() - started);
+            if (failure == null) {
+                JsonNode json = output == null ? null : mapper.valueToTree(output);
+                report(execution, () -> tasks.complete(task.taskId(), task.leaseToken(), json), () -> {
+                    completed.incrementAndGet();
+                    metrics.completed(handler);
+                });
+            } else {
+                boolean retry = retryable.test(failure);
+                String error = describe(failure);
+                LOG.info("task {} failed ({}retryable): {}", task.taskId(), retry ? "" : "not ", error);
+                report(execution, () -> tasks.fail(task.taskId(), task.leaseToken(), error, retry), () -> {
+                    failed.incrementAndGet();
+                    metrics.failed(handler, retry);
+                });
+            }
+        } finally {
+            MDC.remove("ductor.runId");
+            MDC.remove("ductor.node");
+            MDC.remove("ductor.attempt");
+            MDC.remove("ductor.taskId");
+            finish(execution);
+        }
+    }
+
+    /** Sends a report, again on transient errors within the report timeout; a 409 means the lease was lost meanwhile. */
+    private void report(Execution execution, Runnable send, Runnable recorded) {
+        long deadline = System.nanoTime() + reportTimeout.toNanos();
+        for (int attempt = 1; ; attempt++) {
+            if (execution.cancelled) {
+                LOG.info("result of task {} discarded: {}", execution.task.taskId(), execution.cancelReason);
+                return;
+            }
+            try {
+                send.run();
+                recorded.run();
+                return;
+            } catch (ConflictException lost) {
+                leaseLost(execution, lost);
+                return;
+            } catch (NotFoundException gone) {
+                leaseLost(execution, gone); // reaped and its result consumed meanwhile
+                return;
+            } catch (DuctorException e) {
+                if (!e.isTransient() || System.nanoTime() > deadline || state == State.STOPPED) {
+                    LOG.error("could not report task {} ({}): the lease will run out and the server retries it",
+                            execution.task.taskId(), e.getMessage());
+                    return;
+                }
+                Duration delay = backoff(attempt, e);
+                LOG.warn("reporting task {} failed ({}), trying again in {} ms", execution.task.taskId(), e.getMessage(), delay.toMillis());
+                try {
+                    Thread.sleep(delay.toMillis());
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void leaseLost(Execution execution, DuctorException e) {
+        if (!execution.cancelled) {
+            leaseLost.incrementAndGet();
+            metrics.leaseLost(execution.task.handler());
+        }
+        execution.cancel("lease lost: " + e.getMessage(), true);
+        LOG.warn("task {} (run {}, node {}, attempt {}): lease lost, the handler is cancelled and its result will not be sent",
+                execution.task.taskId(), execution.task.runId(), execution.task.node(), execution.task.attempt());
+    }
+
+    private void finish(Execution execution) {
+        ScheduledFuture<?> beat = execution.heartbeat;
+        if (beat != null) {
+            beat.cancel(false);
+        }
+        execution.done = true;
+        if (inFlight.remove(execution)) {
+            slots.release();
+        }
+        synchronized (inFlight) {
+            inFlight.notifyAll();
+        }
+    }
+
+    // ---- heartbeats --------------------------------------------------------------------------------------------
+
+    private void scheduleHeartbeat(Execution execution, Instant leaseExpiresAt) {
+        execution.leaseExpiresAt = leaseExpiresAt;
+        long remaining = Duration.between(Instant.now(), leaseExpiresAt).toMillis();
+        long interval = Math.max(100, Math.min(remaining / 3, maxHeartbeatInterval.toMillis()));
+        schedule(execution, interval);
+    }
+
+    private void schedule(Execution execution, long millis) {
+        if (execution.done || execution.cancelled) {
+            return;
+        }
+        try {
+            execution.heartbeat = heartbeats.schedule(() -> beat(execution), millis, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException stopped) {
+            // the worker stopped: no more heartbeats
+        }
+    }
+
+    private void beat(Execution execution) {
+        if (execution.done || execution.cancelled) {
+            return;
+        }
+        try {
+            scheduleHeartbeat(execution, tasks.heartbeat(execution.task.taskId(), execution.task.leaseToken()));
+        } catch (ConflictException lost) {
+            if (!execution.done) {
+                leaseLost(execution, lost);
+            }
+        } catch (NotFoundException gone) {
+            // The row is gone (reaped and its result consumed): as lost as a 409 says.
+            if (!execution.done) {
+                leaseLost(execution, gone);
+            }
+        } catch (DuctorException e) {
+            // No answer or a 5xx: the lease may still hold; look again soon, well before it ends.
+            long remaining = Duration.between(Instant.now(), execution.leaseExpiresAt).toMillis();
+            LOG.warn("heartbeat of task {} failed ({}); {} ms of lease left, trying again", execution.task.taskId(),
+                    e.getMessage(), remaining);
+            schedule(execution, Math.max(100, Math.min(1000, remaining / 4)));
+        }
+    }
+
+    private static String describe(Throwable failure) {
+        Throwable shown = failure;
+        String text = shown.getClass().getName() + (shown.getMessage() == null ? "" : ": " + shown.getMessage());
+        return text.length() > MAX_ERROR_LENGTH ? text.substring(0, MAX_ERROR_LENGTH) : text;
+    }
+
+    static boolean defaultRetryable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof NonRetryableException) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread thread = new Thread(r, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    /** One attempt in flight; it is the handler's {@link TaskContext}. */
+    private final class Execution implements TaskContext {
+
+        final ClaimedTask task;
+        volatile Thread thread;
+        volatile boolean cancelled;
+        volatile boolean done;
+        volatile String cancelReason;
+        volatile Instant leaseExpiresAt;
+        volatile ScheduledFuture<?> heartbeat;
+        private final List<Runnable> cancelListeners = new CopyOnWriteArrayList<>();
+
+        Execution(ClaimedTask task) {
+            this.task = task;
+            this.leaseExpiresAt = task.leaseExpiresAt();
+        }
+
+        void cancel(String reason, boolean interrupt) {
+            synchronized (this) {
+                if (cancelled) {
+                    return;
+                }
+                cancelReason = reason;
+                cancelled = true;
+            }
+            ScheduledFuture<?> beat = heartbeat;
+            if (beat != null) {
+                beat.cancel(false);
+            }
+            for (Runnable listener : cancelListeners) {
+                notify(listener);
+            }
+            Thread running = thread;
+            if (interrupt && running != null) {
+                running.interrupt();
+            }
+        }
+
+        private void notify(Runnable listener) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                LOG.warn("a cancellation listener of task {} failed", task.taskId(), e);
+            }
+        }
+
+        @Override
+        public String taskId() {
+            return task.taskId();
+        }
+
+        @Override
+        public String runId() {
+            return task.runId();
+        }
+
+        @Override
+        public String node() {
+            return task.node();
+        }
+
+        @Override
+        public int attempt() {
+            return task.attempt();
+        }
+
+        @Override
+        public String handler() {
+            return task.handler();
+        }
+
+        @Override
+        public JsonNode rawInput() {
+            return task.input();
+        }
+
+        @Override
+        public Instant leaseExpiresAt() {
+            return leaseExpiresAt;
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return cancelled;
+        }
+
+        @Override
+        public String cancelReason() {
+            return cancelReason;
+        }
+
+        @Override
+        public void onCancel(Runnable listener) {
+            cancelListeners.add(listener);
+            if (cancelled && cancelListeners.remove(listener)) {
+                notify(listener);
+            }
+        }
+
+        @Override
+        public boolean isShuttingDown() {
+            return state != State.RUNNING;
+        }
+    }
+
+    /** Configuration: the client, at least one handler; the rest has defaults. */
+    public static final class Builder {
+
+        private final DuctorClient client;
+        private final Map<String, Registration> handlers = new LinkedHashMap<>();
+        private ObjectMapper mapper;
+        private String workerId;
+        private String pool;
+        private int concurrency = 8;
+        private int waitSeconds = 10;
+        private Duration maxHeartbeatInterval = Duration.ofSeconds(10);
+        private Duration requestTimeout = Duration.ofSeconds(10);
+        private Duration backoffBase = Duration.ofMillis(200);
+        private Duration backoffCap = Duration.ofSeconds(30);
+        private Duration reportTimeout = Duration.ofMinutes(1);
+        private Duration shutdownGrace = Duration.ofSeconds(30);
+        private Predicate<Throwable> retryable = DuctorWorker::defaultRetryable;
+        private WorkerMetrics metrics = WorkerMetrics.NONE;
+
+        private Builder(DuctorClient client) {
+            this.client = Objects.requireNonNull(client);
+        }
+
+        /**
+         * Runs tasks of handler {@code ext:<name>} ({@code name} may carry the prefix already); the input is read as
+         * {@code inputType} ({@code JsonNode.class} for the raw tree) and the output written with the ObjectMapper.
+         */
+        @SuppressWarnings("unchecked")
+        public <I, O> Builder handler(String name, Class<I> inputType, TaskHandler<I, O> handler) {
+            String full = name.startsWith("ext:") ? name : "ext:" + name;
+            if (handlers.put(full, new Registration(full, inputType, (TaskHandler<Object, Object>) (TaskHandler<?, ?>) handler)) != null) {
+                throw new IllegalArgumentException("a handler for " + full + " is already registered");
+            }
+            return this;
+        }
+
+        /** The mapper for task input and output (default: the client's). */
+        public Builder objectMapper(ObjectMapper mapper) {
+            this.mapper = mapper;
+            return this;
+        }
+
+        /** Shows in the server's lease records (default: {@code sdk-} and a random suffix). */
+        public Builder workerId(String workerId) {
+            this.workerId = workerId;
+            return this;
+        }
+
+        /** Claims only tasks of this pool. */
+        public Builder pool(String pool) {
+            this.pool = pool;
+            return this;
+        }
+
+        /** Most tasks run at once (default 8); a claim asks for as many as there are free slots. */
+        public Builder concurrency(int concurrency) {
+            if (concurrency < 1 || concurrency > 100) {
+                throw new IllegalArgumentException("concurrency must be 1 to 100");
+            }
+            this.concurrency = concurrency;
+            return this;
+        }
+
+        /**
+         * The long poll's wait when no task is due (0-30 s, default 10). A shutdown waits for the poll in flight, so
+         * keep it below the shutdown grace.
+         */
+        public Builder pollWait(Duration wait) {
+            long seconds = wait.toSeconds();
+            if (seconds < 0 || seconds > 30) {
+                throw new IllegalArgumentException("pollWait must be 0 to 30 seconds");
+            }
+            this.waitSeconds = (int) seconds;
+            return this;
+        }
+
+        /** Heartbeats come at a third of the remaining lease, at most this far apart (default 10 s). */
+        public Builder maxHeartbeatInterval(Duration interval) {
+            this.maxHeartbeatInterval = interval;
+            return this;
+        }
+
+        /** The longest wait for a heartbeat's or a report's answer, and added to the poll wait for a claim's (default 10 s). */
+        public Builder requestTimeout(Duration timeout) {
+            this.requestTimeout = timeout;
+            return this;
+        }
+
+        /** Backoff after a failed claim or report: exponential from {@code base}, at most {@code cap}, jittered. */
+        public Builder backoff(Duration base, Duration cap) {
+            this.backoffBase = base;
+            this.backoffCap = cap;
+            return this;
+        }
+
+        /** How long a finished task's report is retried on transient errors (default 1 min). */
+        public Builder reportTimeout(Duration timeout) {
+            this.reportTimeout = timeout;
+            return this;
+        }
+
+        /** The grace period of {@link DuctorWorker#close()} (default 30 s). */
+        public Builder shutdownGrace(Duration grace) {
+            this.shutdownGrace = grace;
+            return this;
+        }
+
+        /** Decides whether a handler's exception lets the node retry (default: unless a NonRetryableException). */
+        public Builder retryable(Predicate<Throwable> retryable) {
+            this.retryable = retryable;
+            return this;
+        }
+
+        /**
+         * Counts claims, completions, failures and lease losses, and times handlers, in {@code registry}
+         * ({@code ductor.worker.*}). Micrometer is an optional dependency: only needed when this is called.
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.metrics = new MicrometerWorkerMetrics(registry);
+            return this;
+        }
+
+        public DuctorWorker build() {
+            if (handlers.isEmpty()) {
+                throw new IllegalStateException("register at least one handler");
+            }
+            return new DuctorWorker(this);
+        }
+    }
+}
