@@ -69,6 +69,8 @@ public class Driver {
     final AtomicLong maxSeenUs = new AtomicLong();
     final long pollFloorUs;
     volatile boolean polling = true;
+    /** The phase being measured, for the poll's bound on created_at. */
+    volatile Phase current;
 
     Driver(Map<String, String> o) throws IOException {
         this.o = o;
@@ -79,6 +81,10 @@ public class Driver {
         timeoutUs = Long.parseLong(o.getOrDefault("timeout-s", "600")) * 1_000_000L;
         // nothing this invocation starts can have become terminal before it began (less the margin)
         pollFloorUs = nowUs() - marginUs() - 1_000_000L;
+    }
+
+    static OffsetDateTime at(long us) {
+        return OffsetDateTime.ofInstant(Instant.ofEpochSecond(us / 1_000_000, (us % 1_000_000) * 1000), ZoneOffset.UTC);
     }
 
     long marginUs() {
@@ -226,7 +232,25 @@ public class Driver {
 
         long wallStartUs, monoStartNs;
 
+        /**
+         * The send time of the oldest start of this phase not yet seen terminal (or not yet answered), less a minute:
+         * no run the poll still has to find was created before it. Bounding the poll by it lets a poll read through an
+         * index on created_at instead of every finished run of the database.
+         */
+        long oldestOpenUs() {
+            long oldest = Long.MAX_VALUE;
+            int started = Math.min(next.get(), n);
+            for (int k = 0; k < started; k++) {
+                String id = runIds[k];
+                if (sentUs[k] > 0 && (id == null || !terminal.containsKey(id))) {
+                    oldest = Math.min(oldest, sentUs[k]);
+                }
+            }
+            return oldest == Long.MAX_VALUE ? nowUs() - 60_000_000L : oldest - 60_000_000L;
+        }
+
         void run() throws Exception {
+            current = this;
             // timeouts and progress on the monotonic clock; figures on the wall clock (PostgreSQL's updated_at)
             wallStartUs = nowUs();
             monoStartNs = System.nanoTime();
@@ -442,7 +466,8 @@ public class Driver {
                     ps = c.prepareStatement(o.get("poll-sql"));
                 }
                 long floor = Math.max(pollFloorUs, maxSeenUs.get() - marginUs());
-                poll(ps, floor);
+                Phase phase = current;
+                poll(ps, floor, phase == null ? pollFloorUs : phase.oldestOpenUs());
             } catch (SQLException e) {
                 log("phase=" + label + " poller_error=" + e.getMessage());
                 try {
@@ -465,8 +490,15 @@ public class Driver {
 
     /** Adds the terminal runs updated after floorUs; returns the updated_at (µs) of those not seen before. */
     List<Long> poll(PreparedStatement ps, long floorUs) throws SQLException {
-        ps.setObject(1, OffsetDateTime.ofInstant(Instant.ofEpochSecond(floorUs / 1_000_000, (floorUs % 1_000_000) * 1000),
-                ZoneOffset.UTC));
+        return poll(ps, floorUs, pollFloorUs);
+    }
+
+    /** As above, and created at or after createdFloorUs when the poll SQL takes a second parameter for that. */
+    List<Long> poll(PreparedStatement ps, long floorUs, long createdFloorUs) throws SQLException {
+        ps.setObject(1, at(floorUs));
+        if (ps.getParameterMetaData().getParameterCount() > 1) {
+            ps.setObject(2, at(Math.max(pollFloorUs, createdFloorUs)));
+        }
         List<Long> fresh = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
