@@ -9,7 +9,7 @@ import { conflictPanel } from './conflict.js';
  * {@code path}: the API path to PUT. {@code text}: the initial document. {@code version}: the version it came from.
  * {@code onSaved(data, version)}: after a save. {@code onViolations(list)} / {@code onDraft(text)}: optional hooks.
  */
-export function jsonEditor({ path, text, version, onSaved, onViolations, onDraft, what = 'change' }) {
+export function jsonEditor({ path, text, version, onSaved, onViolations, onDraft, onConflict, what = 'change' }) {
   let base = version;
   const area = h('textarea', { class: 'code', spellcheck: 'false', 'data-editor': '' });
   area.value = text;
@@ -40,6 +40,7 @@ export function jsonEditor({ path, text, version, onSaved, onViolations, onDraft
       if (onSaved) onSaved(res.data, res.version);
     } catch (e) {
       if (e instanceof ApiError && e.status === 409) {
+        if (onConflict) onConflict(e.problem.current);
         clear(message, conflictPanel(e, {
           mine: typed, what,
           onReapply: v => save(v),

@@ -159,13 +159,13 @@ export function render(main, _params, { navigate }) {
     load();
   }
 
-  main.append(
+  main.append(...[
     h('h1', {}, 'Runs', h('span', { class: 'grow' }), liveMark, pauseBtn),
     h('div', { class: 'panel row' }, wfSelect, statusSelect, search,
       h('button', { 'data-action': 'search', onclick: findOrFilter }, 'Search'),
       h('button', { onclick: () => { search.value = ''; wfSelect.value = ''; statusSelect.value = ''; apply(); } }, 'Clear')),
     can('start') ? startForm(navigate) : null,
-    message, bulk, table, pager);
+    message, bulk, table, pager].filter(Boolean));
   load();
   const timer = setInterval(() => { if (!paused && !document.hidden) load(); }, REFRESH_MS);
   return () => clearInterval(timer);

@@ -34,16 +34,21 @@ export function renderOne(main, [name]) {
   const title = h('h1', {}, 'Workflow ', mono(name));
   const message = h('div');
   const dagBox = h('div', { 'data-dag': '' });
+  const dagCaption = h('span', { class: 'caption', 'data-dag-caption': '' });
   const revBox = h('div', { 'data-revisions': '' });
   const editBox = h('div');
-  main.append(title, message, h('h2', {}, 'DAG'), dagBox, h('div', { class: 'cols' }, h('div', {}, h('h2', {}, 'Revisions'), revBox), h('div', {}, h('h2', {}, can('edit') ? 'Definition editor' : 'Definition'), editBox)));
+  main.append(title, message, h('h2', {}, 'DAG', dagCaption), dagBox, h('div', { class: 'cols' }, h('div', {}, h('h2', {}, 'Revisions'), revBox), h('div', {}, h('h2', {}, can('edit') ? 'Definition editor' : 'Definition'), editBox)));
 
   let workflow = null;
   let editor = null;
   let flagged = [];
   let draftNodes = null;
 
-  const drawCurrent = () => clear(dagBox, drawDag(draftNodes || workflow.nodes, { flagged }));
+  let caption = '';
+  const drawCurrent = () => {
+    dagCaption.textContent = draftNodes ? caption || 'preview of your draft' : `current revision ${workflow.revision}`;
+    clear(dagBox, drawDag(draftNodes || workflow.nodes, { flagged }));
+  };
 
   async function loadRevisions(active) {
     try {
@@ -53,7 +58,7 @@ export function renderOne(main, [name]) {
         h('tbody', {}, items.map(r => h('tr', { 'data-revision': r.revision },
           h('td', {}, r.revision, r.revision === active ? h('span', { class: 'badge s-SUCCEEDED', style: 'margin-left:6px' }, 'current') : null),
           h('td', {}, when(r.createdAt)), h('td', {}, r.nodes.length),
-          h('td', {}, h('button', { onclick: () => { draftNodes = r.nodes; flagged = []; drawCurrent(); } }, 'Preview')))))));
+          h('td', {}, h('button', { onclick: () => { draftNodes = r.nodes; caption = `revision ${r.revision}`; flagged = []; drawCurrent(); } }, 'Preview')))))));
     } catch (e) {
       clear(revBox, problem(e));
     }
@@ -85,7 +90,14 @@ export function renderOne(main, [name]) {
       },
       onViolations: list => { flagged = list.map(v => v.node).filter(Boolean); drawCurrent(); },
       onDraft: text => { // preview what is typed, when it parses
-        try { const d = JSON.parse(text); if (Array.isArray(d.nodes)) { draftNodes = d.nodes; drawCurrent(); } } catch (e) { /* still typing */ }
+        try { const d = JSON.parse(text); if (Array.isArray(d.nodes)) { draftNodes = d.nodes; caption = 'preview of your draft'; drawCurrent(); } } catch (e) { /* still typing */ }
+      },
+      onConflict: current => { // someone saved meanwhile: show their revision in the list; the editor keeps the typed text
+        if (current) {
+          workflow = current;
+          clear(title, 'Workflow ', mono(name), h('span', { class: 'sub' }, `revision ${current.revision} · version ${current.version}`));
+          loadRevisions(current.revision);
+        }
       },
     });
     clear(editBox, editor.element);
