@@ -86,7 +86,8 @@ export function render(main, [runId]) {
     if (live && can('operate')) {
       parts.push(h('button', { class: 'danger', 'data-action': 'cancel', onclick: cancel }, 'Cancel run'));
     }
-    if (live && can('start')) {
+    const signalNodes = definition.nodes.filter(n => n.type === 'signal');
+    if (live && can('start') && signalNodes.length) {
       const waiting = definition.nodes.filter(n => n.type === 'signal' && run.nodes[n.id] && ['WAITING', 'PENDING'].includes(run.nodes[n.id].state));
       const name = h('input', { type: 'text', size: 14, value: waiting[0]?.signal || '', placeholder: 'signal name', 'data-signal': 'name', list: 'signal-names' });
       const payload = h('input', { type: 'text', size: 36, placeholder: 'payload JSON (optional)', 'data-signal': 'payload' });
