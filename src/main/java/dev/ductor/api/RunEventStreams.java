@@ -7,7 +7,9 @@ import dev.ductor.error.NotFoundException;
 import dev.ductor.run.RunChangeFeed;
 import dev.ductor.run.RunQueries;
 import dev.ductor.run.RunView;
+import dev.ductor.config.StartupOrder;
 import io.quarkus.runtime.ShutdownEvent;
+import jakarta.annotation.Priority;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -54,7 +56,9 @@ public class RunEventStreams {
     private ExecutorService readers;
     private ScheduledExecutorService heartbeats;
 
-    void start(@Observes StartupEvent event) {
+    // Before the loops, like all start-up work: its threads are daemons, so even a start that fails later cannot
+    // keep the JVM alive.
+    void start(@Observes @Priority(StartupOrder.BEFORE_LOOPS) StartupEvent event) {
         readers = Executors.newFixedThreadPool(4, daemon("ductor-run-events"));
         heartbeats = Executors.newSingleThreadScheduledExecutor(daemon("ductor-run-events-heartbeat"));
         long every = config.live().heartbeat().toMillis();

@@ -1,7 +1,9 @@
 package dev.ductor.run;
 
 import dev.ductor.config.DuctorConfig;
+import dev.ductor.config.StartupOrder;
 import io.quarkus.runtime.ShutdownEvent;
+import jakarta.annotation.Priority;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -55,7 +57,9 @@ public class RunChangeFeed {
     private volatile boolean listening;
     private volatile Thread thread;
 
-    void start(@Observes StartupEvent event) {
+    // Before the loops, like all start-up work: its threads are daemons, so even a start that fails later cannot
+    // keep the JVM alive.
+    void start(@Observes @Priority(StartupOrder.BEFORE_LOOPS) StartupEvent event) {
         if (!config.live().enabled()) {
             LOG.info("Live run updates are off (ductor.live.enabled=false): no LISTEN connection");
             return;
