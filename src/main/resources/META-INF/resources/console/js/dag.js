@@ -96,6 +96,7 @@ export function drawDag(allNodes, { states = {}, selected = null, onSelect = nul
       'data-node': n.id, 'data-state': state, tabindex: 0,
     });
     const bad = flagged.includes(n.id);
+    if (bad) g.setAttribute('data-flagged', '');
     g.append(el('rect', { width: W, height: H, rx: 6, fill, stroke: bad ? '#b91c1c' : stroke, 'stroke-dasharray': bad ? '4 3' : '' }));
     g.append(el('text', { x: 10, y: 19 }, n.id.length > 22 ? n.id.slice(0, 21) + '…' : n.id));
     const meta = describe(n) + (s ? ` · ${state.toLowerCase()}${s.attempts ? ' · ×' + s.attempts : ''}` : '');
