@@ -2,6 +2,7 @@ package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ductor.run.RunChangeFeed;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.HttpApi;
 import dev.ductor.support.SseStream;
@@ -110,6 +111,35 @@ class RunEventsSseTest {
             assertTrue(Duration.ofNanos(System.nanoTime() - pushedAt).toMillis() < 2_000, "pushed, not polled");
             assertEquals(String.valueOf(version + 1), behind.next(WAIT).id());
             assertNotNull(upToDate.comment(Duration.ofSeconds(5)), "a heartbeat comment keeps the stream open");
+        }
+    }
+
+    @Test
+    void whenTheListenerLosesItsConnectionItReconnectsAndOpenStreamsReReadWhatTheyMissed() throws Exception {
+        HttpApi api = new HttpApi(issuer);
+        String runId = api.start(api.define(GATED));
+        long version = awaitWaiting(api, runId);
+        try (SseStream stream = SseStream.open("/api/v1/runs/" + runId + "/events", issuer.mint("client", api.tenant), null)) {
+            assertEquals(String.valueOf(version), stream.next(WAIT).id());
+            try (Connection other = connect()) {
+                // The database drops the listener's session (as a restart or a failover would) ...
+                try (PreparedStatement kill = other.prepareStatement("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                        + " WHERE query = 'LISTEN " + RunChangeFeed.CHANNEL + "' AND pid <> pg_backend_pid()")) {
+                    var rs = kill.executeQuery();
+                    rs.next();
+                    assertEquals(1, rs.getInt(1), "one listener connection per pod");
+                }
+                // ... and a commit lands while it is away: its notification goes to nobody.
+                try (PreparedStatement bump = other.prepareStatement(
+                        "UPDATE eec_workflow_run SET db_record_version = db_record_version + 1 WHERE run_id = ? AND db_record_version = ?")) {
+                    bump.setObject(1, UUID.fromString(runId));
+                    bump.setLong(2, version);
+                    assertEquals(1, bump.executeUpdate());
+                }
+            }
+            SseStream.Event caughtUp = stream.next(WAIT);
+            assertNotNull(caughtUp, "after reconnecting, the stream re-read its run");
+            assertEquals(String.valueOf(version + 1), caughtUp.id());
         }
     }
 
