@@ -264,4 +264,35 @@ public final class ApiExamples {
             + " version 0, it is now at version 1. Your change was NOT saved; review the current state and send it again"
             + " with If-Match: \\\"1\\\".\",\"instance\":\"/api/v1/rules/start-order\",\"saved\":false,\"expectedVersion\":0,"
             + "\"currentVersion\":1,\"current\":" + RULE + ",\"rejected\":" + RULE_PUT + "}";
+
+    /** The data of one {@code run} event: exactly the JSON of GET /runs/{id}; the event's id is its version. */
+    public static final String RUN_EVENT = RUN;
+
+    public static final String LIVE_OFF = "{\"type\":\"https://ductor.dev/problems/live-updates-off\",\"title\":\"Live updates are off\","
+            + "\"status\":503,\"detail\":\"Live run updates are turned off on this server (ductor.live.enabled=false): poll"
+            + " GET /api/v1/runs/{runId} instead\",\"instance\":\"/api/v1/runs/" + RUN_ID + "/events\"}";
+
+    public static final String REVISIONS = "{\"items\":[{\"name\":\"order\",\"revision\":2,\"nodes\":" + WORKFLOW_NODES
+            + ",\"createdAt\":\"2025-06-02T14:30:00Z\"},{\"name\":\"order\",\"revision\":1,\"nodes\":" + WORKFLOW_NODES
+            + ",\"createdAt\":\"2025-06-01T09:00:00Z\"}]}";
+
+    public static final String REVISION = "{\"name\":\"order\",\"revision\":1,\"nodes\":" + WORKFLOW_NODES
+            + ",\"createdAt\":\"2025-06-01T09:00:00Z\"}";
+
+    public static final String NOT_FOUND_REVISION = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
+            + "\"status\":404,\"detail\":\"Workflow revision 'order/7' does not exist\",\"instance\":\"/api/v1/workflows/order/revisions/7\"}";
+
+    public static final String FLEET = "{\"at\":\"2025-06-02T14:31:00Z\",\"tiers\":["
+            + "{\"tier\":\"interactive\",\"depth\":0,\"lagSeconds\":0.0},"
+            + "{\"tier\":\"standard\",\"depth\":12,\"lagSeconds\":0.8},"
+            + "{\"tier\":\"bulk\",\"depth\":340,\"lagSeconds\":41.5}],"
+            + "\"leasedTasks\":7,\"runningRuns\":58,"
+            + "\"forcedFailures\":[{\"runId\":\"" + RUN_ID + "\",\"workflow\":\"order\",\"reason\":\"stuck\","
+            + "\"at\":\"2025-06-02T13:02:11Z\",\"cause\":\"forced failure: stuck\"}]}";
+
+    public static final String DEV_TOKENS = "{\"tenant\":\"demo\",\"tokens\":{\"admin\":\"eyJhbGciOiJSUzI1NiJ9.eyJncm91cHMiOlsiYWRtaW4iXX0.c2ln\","
+            + "\"operator\":\"eyJhbGciOiJSUzI1NiJ9.eyJncm91cHMiOlsib3BlcmF0b3IiXX0.c2ln\"}}";
+
+    public static final String DEV_TOKENS_OFF = "{\"type\":\"https://ductor.dev/problems/not-found\",\"title\":\"Not found\","
+            + "\"status\":404,\"detail\":\"Dev tokens 'demo' does not exist\",\"instance\":\"/api/v1/dev-tokens\"}";
 }

@@ -2,6 +2,7 @@ package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.error.BadRequestException;
+import dev.ductor.error.LiveUpdatesOffException;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.run.RunConflictException;
 import dev.ductor.run.ParkedRuns;
@@ -23,7 +24,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
@@ -59,6 +63,9 @@ public class RunResource {
     @Inject
     ParkedRuns parked;
 
+    @Inject
+    RunEventStreams streams;
+
     @GET
     @Path("/{runId}")
     @Operation(summary = "A run with its nodes; the ETag is its version")
@@ -81,7 +88,8 @@ public class RunResource {
     }
 
     @GET
-    @Operation(summary = "Runs of the caller's tenant, newest first, keyset-paginated")
+    @Operation(summary = "Runs of the caller's tenant, newest first, keyset-paginated; filter by workflow, status and"
+            + " idempotencyKey (the key a start was sent with)")
     @APIResponses({
             @APIResponse(responseCode = "200", description = "One page of runs; nextCursor is absent on the last page",
                     content = @Content(mediaType = JSON, examples = @ExampleObject(name = "page", value = RUN_PAGE))),
@@ -91,8 +99,39 @@ public class RunResource {
                     content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED)))
     })
     public RunPage list(@QueryParam("workflow") String workflow, @QueryParam("status") String status,
+                        @QueryParam("idempotencyKey") String idempotencyKey,
                         @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
-        return runs.list(caller.tenant(), workflow, status, parseLimit(limit), cursor);
+        return runs.list(caller.tenant(), workflow, status, idempotencyKey, parseLimit(limit), cursor);
+    }
+
+    @GET
+    @Path("/{runId}/events")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(summary = "Server-sent events of the run: event 'run' with the JSON of GET /runs/{runId} as data and its"
+            + " version as id, at once on connect and after every commit (any pod's, pushed by PostgreSQL LISTEN/NOTIFY);"
+            + " a 'Last-Event-ID' version is not sent again; the stream ends after a terminal state; a comment every 15 s")
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "text/event-stream; each event: 'event: run', 'id: <version>',"
+                    + " 'data: <the run as GET /runs/{runId} returns it>' (the example is one event's data)",
+                    content = @Content(mediaType = "text/event-stream", examples = @ExampleObject(name = "run-event-data", value = RUN_EVENT))),
+            @APIResponse(responseCode = "400", description = "Malformed run id or Last-Event-ID",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
+            @APIResponse(responseCode = "503", description = "Live updates are turned off here (ductor.live.enabled=false)",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "live-updates-off", value = LIVE_OFF)))
+    })
+    public void events(@PathParam("runId") String runId, @HeaderParam("Last-Event-ID") String lastEventId,
+                       @Context SseEventSink sink, @Context Sse sse) {
+        UUID id = parse(runId);
+        Long seen = parseLastEventId(lastEventId);
+        if (!streams.enabled()) {
+            throw new LiveUpdatesOffException();
+        }
+        runs.get(caller.tenant(), id); // 404 for another tenant's run, before the stream starts
+        streams.open(caller.tenant(), id, seen, sink, sse);
     }
 
     @GET
@@ -239,6 +278,17 @@ public class RunResource {
             return UUID.fromString(runId);
         } catch (IllegalArgumentException e) {
             throw new BadRequestException("runId", "'" + runId + "' is not a run id (a UUID)");
+        }
+    }
+
+    private static Long parseLastEventId(String lastEventId) {
+        if (lastEventId == null || lastEventId.isBlank()) {
+            return null;
+        }
+        try {
+            return Long.parseLong(lastEventId.trim());
+        } catch (NumberFormatException e) {
+            throw new BadRequestException("Last-Event-ID", "Last-Event-ID must be a run version this stream sent (a whole number)");
         }
     }
 

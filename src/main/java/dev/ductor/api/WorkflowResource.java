@@ -6,7 +6,9 @@ import dev.ductor.run.StartBatcher;
 import dev.ductor.security.CallerContext;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.workflow.LostEditRaceException;
+import dev.ductor.workflow.StoredRevision;
 import dev.ductor.workflow.StoredWorkflow;
+import dev.ductor.error.BadRequestException;
 import dev.ductor.workflow.WorkflowService;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -115,6 +117,49 @@ public class WorkflowResource {
     })
     public Map<String, List<StoredWorkflow>> list() {
         return Map.of("items", workflows.list(caller.tenant()));
+    }
+
+    @GET
+    @Path("/{name}/revisions")
+    @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    @Operation(summary = "Every accepted revision of the workflow, newest first (revisions are immutable; runs pin one)")
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "The revisions, newest first",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "revisions", value = REVISIONS))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_WORKFLOW)))
+    })
+    public Map<String, List<StoredRevision>> revisions(@PathParam("name") String name) {
+        return Map.of("items", workflows.revisions(caller.tenant(), name));
+    }
+
+    @GET
+    @Path("/{name}/revisions/{revision}")
+    @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    @Operation(summary = "One accepted revision of the workflow, as a run pinned to it sees it")
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "The revision",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "revision", value = REVISION))),
+            @APIResponse(responseCode = "400", description = "The revision is not a positive whole number",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
+            @APIResponse(responseCode = "401", description = "No valid bearer token",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
+            @APIResponse(responseCode = "404", description = "No such revision in the caller's tenant",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_REVISION)))
+    })
+    public StoredRevision revision(@PathParam("name") String name, @PathParam("revision") String revision) {
+        int number;
+        try {
+            number = Integer.parseInt(revision);
+        } catch (NumberFormatException e) {
+            throw new BadRequestException("revision", "revision must be a positive whole number");
+        }
+        if (number < 1) {
+            throw new BadRequestException("revision", "revision must be a positive whole number");
+        }
+        return workflows.storedRevision(caller.tenant(), name, number);
     }
 
     @POST

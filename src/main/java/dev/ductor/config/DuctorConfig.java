@@ -29,6 +29,25 @@ public interface DuctorConfig {
 
     ClockSync clock();
 
+    Live live();
+
+    interface Live {
+        /**
+         * Listen for run commits (PostgreSQL LISTEN/NOTIFY on one dedicated connection per pod) and serve
+         * GET /api/v1/runs/{id}/events; false: that route answers 503 and no listener connection is opened.
+         */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often an open event stream gets a comment line, so proxies keep it open. */
+        @WithDefault("15s")
+        Duration heartbeat();
+
+        /** Longest wait between reconnection attempts of the listener when the database is away (doubling from 100 ms). */
+        @WithDefault("10s")
+        Duration reconnectCap();
+    }
+
     interface ClockSync {
         /**
          * How often each pod reads the database's clock again (read by the scheduler expression); between readings

@@ -118,6 +118,12 @@ public class RunQueries {
     /** Newest first, keyset-paginated on (created_at, run_id) so deep pages cost what the first does. */
     @Transactional
     public RunPage list(String tenant, String workflow, String status, Integer limit, String cursor) {
+        return list(tenant, workflow, status, null, limit, cursor);
+    }
+
+    /** As above; {@code idempotencyKey} finds the run(s) a start with that key made (one per workflow). */
+    @Transactional
+    public RunPage list(String tenant, String workflow, String status, String idempotencyKey, Integer limit, String cursor) {
         int size = limit == null ? 50 : limit;
         if (size < 1 || size > MAX_LIMIT) {
             throw new BadRequestException("limit", "limit must be between 1 and " + MAX_LIMIT);
@@ -136,6 +142,9 @@ public class RunQueries {
         if (status != null) {
             jpql.append(" AND status = :status");
         }
+        if (idempotencyKey != null) {
+            jpql.append(" AND idempotencyKey = :idempotencyKey");
+        }
         Cursor after = cursor == null ? null : Cursor.decode(cursor);
         if (after != null) {
             jpql.append(" AND (createdAt < :createdAt OR (createdAt = :createdAt AND runId < :runId))");
@@ -150,6 +159,9 @@ public class RunQueries {
         if (status != null) {
             query.setParameter("status", status);
         }
+        if (idempotencyKey != null) {
+            query.setParameter("idempotencyKey", idempotencyKey);
+        }
         if (after != null) {
             query.setParameter("createdAt", after.createdAt()).setParameter("runId", after.runId());
         }
@@ -161,6 +173,13 @@ public class RunQueries {
             next = new Cursor(last.createdAt, last.runId).encode();
         }
         return new RunPage(rows.stream().map(this::view).toList(), next);
+    }
+
+    /** How many of the tenant's runs are RUNNING. */
+    @Transactional
+    public long running(String tenant) {
+        return em.createQuery("SELECT count(r) FROM WorkflowRunEntity r WHERE r.tenant = :tenant AND r.status = 'RUNNING'", Long.class)
+                .setParameter("tenant", tenant).getSingleResult();
     }
 
     JsonCodec json() {

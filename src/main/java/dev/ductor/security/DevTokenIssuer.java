@@ -18,7 +18,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -49,6 +51,9 @@ public class DevTokenIssuer {
     @Inject
     Config config;
 
+    /** The tokens issued at start-up, by role; empty when none were (dev tokens off, or a real key configured). */
+    private final Map<String, String> issued = new LinkedHashMap<>();
+
     void onStart(@Observes @Priority(StartupOrder.BEFORE_LOOPS) StartupEvent event) {
         if (!enabled) {
             return;
@@ -62,7 +67,16 @@ public class DevTokenIssuer {
             String token = mint(role, DEMO_TENANT);
             LOG.infof("Ductor dev token role=%s tenant=%s: %s", role, DEMO_TENANT, token);
             write(tokenDir.resolve(role + ".jwt"), token);
+            issued.put(role, token);
         }
+    }
+
+    /**
+     * The tokens this pod issued at start-up for tenant {@value #DEMO_TENANT}, by role (the console's dev sign-in);
+     * empty unless {@code ductor.dev-tokens.enabled} is true and the dev key is the one in use.
+     */
+    public Map<String, String> issued() {
+        return Map.copyOf(issued);
     }
 
     /** A dev token with one role; tests use it for tenants other than {@value #DEMO_TENANT}. */

@@ -136,6 +136,33 @@ public class WorkflowService {
                 .getResultList().stream().map(this::view).toList();
     }
 
+    /** Every revision of a workflow, newest first; 404 when the workflow does not exist. */
+    @Transactional
+    public List<StoredRevision> revisions(String tenant, String name) {
+        if (find(tenant, name) == null) {
+            throw new NotFoundException("Workflow", name);
+        }
+        return em.createQuery("FROM WorkflowRevisionEntity WHERE key.tenant = :tenant AND key.name = :name"
+                        + " ORDER BY key.revision DESC", WorkflowRevisionEntity.class)
+                .setParameter("tenant", tenant)
+                .setParameter("name", name)
+                .getResultList().stream().map(this::view).toList();
+    }
+
+    /** One stored revision as it was accepted. */
+    @Transactional
+    public StoredRevision storedRevision(String tenant, String name, int revision) {
+        WorkflowRevisionEntity entity = em.find(WorkflowRevisionEntity.class, new WorkflowRevisionEntity.Key(tenant, name, revision));
+        if (entity == null) {
+            throw new NotFoundException("Workflow revision", name + "/" + revision);
+        }
+        return view(entity);
+    }
+
+    private StoredRevision view(WorkflowRevisionEntity entity) {
+        return new StoredRevision(entity.key.name(), entity.key.revision(), json.tree(entity.definition).get("nodes"), entity.createdAt);
+    }
+
     /** A revision a run can pin. */
     public record Pinned(int revision, WorkflowDefinition definition) {
     }

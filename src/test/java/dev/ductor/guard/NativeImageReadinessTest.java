@@ -101,6 +101,9 @@ class NativeImageReadinessTest {
                 "node and action (Strings), refusals (a List of Maps of Strings), saved (Boolean), current (the RunView)"
                         + " and rejected (the PATCH body, a JsonNode)", dev.ductor.run.RunView.class);
 
+        ALLOWED_CALLS.put("dev.ductor.console.ConsoleRoutes#index -> ClassLoader.getResourceAsStream",
+                "reads META-INF/resources/console/index.html, a static resource Quarkus itself includes in a native image"
+                        + " (every file under META-INF/resources is served, so it is registered as a native resource)");
         ALLOWED_CALLS.put("dev.ductor.workflow.SampleWorkflows#read -> ClassLoader.getResourceAsStream",
                 "the sample workflows samples/*.json, which application.properties adds to the image with"
                         + " quarkus.native.resources.includes (checked by classPathResourcesReadAtRunTimeAreIncludedInTheImage)");

@@ -1,0 +1,54 @@
+package dev.ductor.api;
+
+import dev.ductor.error.NotFoundException;
+import dev.ductor.security.DevTokenIssuer;
+import jakarta.annotation.security.PermitAll;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+import static dev.ductor.api.ApiExamples.*;
+
+/**
+ * The console's dev sign-in: the tokens start-up already logged and wrote to {@code .ductor/dev-tokens/}, handed out
+ * without a token, and only where {@code ductor.dev-tokens.enabled} is true (dev, tests, the embedded trial) and the
+ * dev key is in use; anywhere else this route is a 404, as if it did not exist. {@code @PermitAll} because
+ * unannotated endpoints are denied: the route walk lists it as the one open route under /api/v1.
+ */
+@Path("/api/v1/dev-tokens")
+@Produces(MediaType.APPLICATION_JSON)
+@PermitAll
+public class DevTokenResource {
+
+    @Inject
+    DevTokenIssuer issuer;
+
+    public record DevTokens(String tenant, Map<String, String> tokens) {
+    }
+
+    @GET
+    @Operation(summary = "Dev and embedded mode only: the dev token per role for tenant demo (404 elsewhere)")
+    @APIResponses({
+            @APIResponse(responseCode = "200", description = "A token per role (admin, operator, client, worker)",
+                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "dev-tokens", value = DEV_TOKENS))),
+            @APIResponse(responseCode = "404", description = "Dev tokens are off (production)",
+                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = DEV_TOKENS_OFF)))
+    })
+    public DevTokens get() {
+        Map<String, String> issued = issuer.issued();
+        if (issued.isEmpty()) {
+            throw new NotFoundException("Dev tokens", DevTokenIssuer.DEMO_TENANT);
+        }
+        return new DevTokens(DevTokenIssuer.DEMO_TENANT, new TreeMap<>(issued));
+    }
+}

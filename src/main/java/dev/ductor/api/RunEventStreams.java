@@ -1,0 +1,226 @@
+package dev.ductor.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ductor.config.DuctorConfig;
+import dev.ductor.error.NotFoundException;
+import dev.ductor.run.RunChangeFeed;
+import dev.ductor.run.RunQueries;
+import dev.ductor.run.RunView;
+import dev.ductor.config.StartupOrder;
+import io.quarkus.runtime.ShutdownEvent;
+import jakarta.annotation.Priority;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
+import org.jboss.logging.Logger;
+
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The open {@code GET /runs/{id}/events} streams of this pod. Each is a {@link RunChangeFeed} subscriber: told that
+ * its run committed a version it has not sent, it re-reads the run (as {@code GET /runs/{id}} would, same tenant) on a
+ * small pool, never on the listener's thread, and sends it as event {@code run} with {@code id:} its version. Reads of
+ * one stream never overlap and several notifications arriving meanwhile cost one read. A terminal run ends the stream.
+ */
+@ApplicationScoped
+public class RunEventStreams {
+
+    static final Set<String> TERMINAL = Set.of("SUCCEEDED", "FAILED", "CANCELLED");
+    private static final Logger LOG = Logger.getLogger(RunEventStreams.class);
+
+    @Inject
+    RunQueries runs;
+
+    @Inject
+    RunChangeFeed feed;
+
+    @Inject
+    ObjectMapper mapper;
+
+    @Inject
+    DuctorConfig config;
+
+    private final Set<Stream> open = ConcurrentHashMap.newKeySet();
+    private ExecutorService readers;
+    private ScheduledExecutorService heartbeats;
+
+    // Before the loops, like all start-up work: its threads are daemons, so even a start that fails later cannot
+    // keep the JVM alive.
+    void start(@Observes @Priority(StartupOrder.BEFORE_LOOPS) StartupEvent event) {
+        readers = Executors.newFixedThreadPool(4, daemon("ductor-run-events"));
+        heartbeats = Executors.newSingleThreadScheduledExecutor(daemon("ductor-run-events-heartbeat"));
+        long every = config.live().heartbeat().toMillis();
+        heartbeats.scheduleAtFixedRate(this::heartbeat, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        open.forEach(Stream::close);
+        if (heartbeats != null) {
+            heartbeats.shutdownNow();
+            readers.shutdownNow();
+        }
+    }
+
+    public boolean enabled() {
+        return feed.enabled();
+    }
+
+    /** Open streams in this pod (tests and curious operators). */
+    public int openStreams() {
+        return open.size();
+    }
+
+    /**
+     * Starts streaming: subscribe first, then read and send the current state, so no commit falls between the two.
+     * {@code lastEventId} is the version the client already has (an EventSource's {@code Last-Event-ID}); that
+     * version is not sent again.
+     */
+    void open(String tenant, UUID runId, Long lastEventId, SseEventSink sink, Sse sse) {
+        Stream stream = new Stream(tenant, runId, sink, sse, lastEventId == null ? -1 : lastEventId);
+        open.add(stream);
+        stream.subscription = feed.subscribe(runId, stream);
+        stream.schedule();
+    }
+
+    private void heartbeat() {
+        for (Stream stream : open) {
+            if (stream.sink.isClosed()) {
+                stream.close();
+            } else {
+                stream.sink.send(stream.sse.newEventBuilder().comment("heartbeat").build())
+                        .whenComplete((ok, failed) -> {
+                            if (failed != null) {
+                                stream.close();
+                            }
+                        });
+            }
+        }
+    }
+
+    private final class Stream implements RunChangeFeed.Subscriber {
+        final String tenant;
+        final UUID runId;
+        final SseEventSink sink;
+        final Sse sse;
+        volatile long sent;
+        volatile AutoCloseable subscription;
+        volatile boolean dirty;
+        volatile boolean done;
+        final AtomicBoolean reading = new AtomicBoolean();
+
+        Stream(String tenant, UUID runId, SseEventSink sink, Sse sse, long sent) {
+            this.tenant = tenant;
+            this.runId = runId;
+            this.sink = sink;
+            this.sse = sse;
+            this.sent = sent;
+        }
+
+        @Override
+        public void changed(long version) {
+            if (version < 0 || version != sent) {
+                schedule();
+            }
+        }
+
+        void schedule() {
+            dirty = true;
+            if (!done && reading.compareAndSet(false, true)) {
+                try {
+                    readers.execute(this::drain);
+                } catch (RuntimeException rejected) { // shutting down
+                    reading.set(false);
+                    close();
+                }
+            }
+        }
+
+        private void drain() {
+            try {
+                while (dirty && !done) {
+                    dirty = false;
+                    refresh();
+                }
+            } finally {
+                reading.set(false);
+            }
+            if (dirty && !done) {
+                schedule();
+            }
+        }
+
+        private void refresh() {
+            RunView run;
+            try {
+                run = runs.get(tenant, runId);
+            } catch (NotFoundException gone) {
+                close();
+                return;
+            } catch (RuntimeException e) {
+                // A database outage or a corrupt row: keep the stream; the next commit (or reconnect) reads again.
+                LOG.debugf("run %s: event stream could not read the run: %s", runId, e.getMessage());
+                return;
+            }
+            boolean terminal = TERMINAL.contains(run.status());
+            if (run.version() != sent) {
+                String json;
+                try {
+                    json = mapper.writeValueAsString(run);
+                } catch (JsonProcessingException e) {
+                    throw new IllegalStateException(e);
+                }
+                sent = run.version();
+                var event = sse.newEventBuilder().name("run").id(Long.toString(run.version()))
+                        .mediaType(MediaType.TEXT_PLAIN_TYPE).data(json).build();
+                var written = sink.send(event);
+                if (terminal) {
+                    written.whenComplete((ok, failed) -> close());
+                    done = true;
+                    return;
+                }
+                written.whenComplete((ok, failed) -> {
+                    if (failed != null) {
+                        close();
+                    }
+                });
+            } else if (terminal) {
+                close();
+            }
+        }
+
+        void close() {
+            done = true;
+            open.remove(this);
+            try {
+                if (subscription != null) {
+                    subscription.close();
+                }
+            } catch (Exception ignored) {
+                // removing from a map does not fail
+            }
+            if (!sink.isClosed()) {
+                sink.close();
+            }
+        }
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

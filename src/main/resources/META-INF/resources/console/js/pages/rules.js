@@ -1,0 +1,36 @@
+// Rules: the list; one rule as JSON (admin: edit with If-Match, 409 kept beside the current version).
+import { h, clear, mono, when, json, problem } from '../ui.js';
+import { get, enc } from '../api.js';
+import { can } from '../auth.js';
+import { jsonEditor } from '../editor.js';
+
+export function renderList(main, _params, { navigate }) {
+  const box = h('div');
+  main.append(h('h1', {}, 'Rules'), box);
+  get('/rules').then(({ items }) => {
+    clear(box, items.length === 0 ? h('div', { class: 'panel muted' }, 'No rules yet. A rule starts or signals runs when an event arrives (POST /api/v1/events).') : h('table', { 'data-rules': '' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'On event'), h('th', {}, 'Does'), h('th', {}, 'Enabled'), h('th', {}, 'Version'), h('th', {}, 'Updated'))),
+      h('tbody', {}, items.map(r => h('tr', { class: 'clickable', onclick: () => navigate('/console/rules/' + enc(r.name)) },
+        h('td', {}, h('a', { href: '/console/rules/' + enc(r.name), 'data-link': '' }, r.name)), h('td', {}, mono(r.on)),
+        h('td', {}, r.start ? `start ${r.start.workflow}` : r.signal ? `signal ${r.signal.name}` : ''),
+        h('td', {}, r.enabled ? 'yes' : h('span', { class: 'badge s-SKIPPED' }, 'disabled')),
+        h('td', { class: 'mono' }, r.version), h('td', {}, when(r.updatedAt)))))));
+  }).catch(e => clear(box, problem(e)));
+}
+
+export function renderOne(main, [name]) {
+  const title = h('h1', {}, 'Rule ', mono(name));
+  const box = h('div');
+  main.append(title, box);
+  get(`/rules/${enc(name)}`).then(rule => {
+    clear(title, 'Rule ', mono(name), h('span', { class: 'sub' }, `version ${rule.version}`));
+    const { version, createdAt, updatedAt, updatedBy, ...doc } = rule;
+    if (!can('edit')) {
+      clear(box, h('div', { class: 'muted small' }, 'Editing needs the admin role.'), json(doc));
+      return;
+    }
+    const editor = jsonEditor({ path: `/rules/${enc(name)}`, text: JSON.stringify(doc, null, 2), version, what: 'rule',
+      onSaved: (data, v) => clear(title, 'Rule ', mono(name), h('span', { class: 'sub' }, `version ${v}`)) });
+    clear(box, editor.element);
+  }).catch(e => clear(box, problem(e)));
+}

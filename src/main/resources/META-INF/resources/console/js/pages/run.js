@@ -1,0 +1,231 @@
+// One run: its DAG coloured by state (live, pushed by the server), the selected node's attempts, output and error,
+// a timeline of attempts from the history, the history table, input and output, and the actions the role allows.
+import { h, clear, badge, mono, when, json, problem, notice, freshKey } from '../ui.js';
+import { request, get, enc, ApiError } from '../api.js';
+import { can } from '../auth.js';
+import { drawDag } from '../dag.js';
+import { follow } from '../live.js';
+import { conflictPanel } from '../conflict.js';
+
+const TERMINAL = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+
+export function render(main, [runId]) {
+  let run = null;
+  let definition = null;
+  let history = [];
+  let selected = null;
+  let historyTimer = null;
+
+  const header = h('h1', {}, 'Run ', mono(runId));
+  const liveMark = h('span', { class: 'live', 'data-live': '' }, h('span', { class: 'dot' }), 'connecting');
+  const message = h('div', { 'data-message': '' });
+  const summary = h('div', { class: 'panel' });
+  const actions = h('div');
+  const dagBox = h('div', { 'data-dag': '' });
+  const nodeBox = h('div', { class: 'panel', 'data-node-detail': '' });
+  const timeline = h('div', { class: 'panel timeline', 'data-timeline': '' });
+  const historyBox = h('div', { 'data-history': '' });
+  const io = h('div', { class: 'cols' });
+
+  main.append(header, message, summary, actions,
+    h('h2', {}, 'DAG'), dagBox, nodeBox,
+    h('h2', {}, 'Timeline of attempts'), timeline,
+    io,
+    h('h2', {}, 'History'), historyBox);
+
+  async function loadDefinition() {
+    try {
+      definition = await get(`/workflows/${enc(run.workflow)}/revisions/${run.revision}`);
+    } catch (e) {
+      definition = { nodes: Object.keys(run.nodes).map(id => ({ id, type: '?' })) };
+    }
+  }
+
+  async function loadHistory() {
+    try {
+      history = await get(`/runs/${enc(runId)}/history`);
+      drawTimeline();
+      drawHistory();
+    } catch (e) { /* the run view shows the error already */ }
+  }
+
+  function scheduleHistory() {
+    clearTimeout(historyTimer);
+    historyTimer = setTimeout(loadHistory, 120);
+  }
+
+  function apply(next) {
+    const first = run === null;
+    run = next;
+    draw();
+    if (!first) scheduleHistory();
+  }
+
+  function draw() {
+    clear(header, 'Run ', mono(run.runId, { 'data-run-id': '' }), badge(run.status), h('span', { class: 'sub', 'data-version': run.version }, `version ${run.version}`),
+      h('span', { class: 'grow' }), liveMark);
+    header.querySelector('.badge').setAttribute('data-run-status', run.status);
+    clear(summary, h('dl', { class: 'kv' },
+      h('dt', {}, 'Workflow'), h('dd', {}, h('a', { href: `/console/workflows/${enc(run.workflow)}`, 'data-link': '' }, run.workflow), ` revision ${run.revision}`),
+      h('dt', {}, 'Tier'), h('dd', {}, run.tier),
+      h('dt', {}, 'Idempotency key'), h('dd', {}, run.idempotencyKey ? mono(run.idempotencyKey) : '—'),
+      run.correlationKey ? [h('dt', {}, 'Correlation key'), h('dd', {}, mono(run.correlationKey))] : null,
+      h('dt', {}, 'Started'), h('dd', {}, when(run.createdAt)),
+      h('dt', {}, 'Updated'), h('dd', {}, when(run.updatedAt)),
+      run.deadLetters ? [h('dt', {}, 'Parked'), h('dd', {}, h('span', { class: 'badge s-FAILED' }, `${run.deadLetters.items} dead letters`), ' ', run.deadLetters.lastError || '')] : null));
+    drawActions();
+    clear(dagBox, drawDag(definition.nodes, { states: run.nodes, selected, onSelect: id => { selected = id; draw(); } }));
+    drawNode();
+    clear(io, h('div', {}, h('h2', {}, 'Input'), json(run.input, { 'data-input': '' })),
+      h('div', {}, h('h2', {}, 'Output'), json(run.output, { 'data-output': '' })));
+  }
+
+  function drawActions() {
+    const live = !TERMINAL.includes(run.status);
+    const parts = [];
+    if (live && can('operate')) {
+      parts.push(h('button', { class: 'danger', 'data-action': 'cancel', onclick: cancel }, 'Cancel run'));
+    }
+    const signalNodes = definition.nodes.filter(n => n.type === 'signal');
+    if (live && can('start') && signalNodes.length) {
+      const waiting = definition.nodes.filter(n => n.type === 'signal' && run.nodes[n.id] && ['WAITING', 'PENDING'].includes(run.nodes[n.id].state));
+      const name = h('input', { type: 'text', size: 14, value: waiting[0]?.signal || '', placeholder: 'signal name', 'data-signal': 'name', list: 'signal-names' });
+      const payload = h('input', { type: 'text', size: 36, placeholder: 'payload JSON (optional)', 'data-signal': 'payload' });
+      const names = h('datalist', { id: 'signal-names' }, definition.nodes.filter(n => n.type === 'signal').map(n => h('option', { value: n.signal })));
+      parts.push(h('span', { class: 'row' }, name, names, payload,
+        h('button', { class: 'primary', 'data-action': 'signal', onclick: () => signal(name.value, payload.value) }, 'Send signal')));
+    }
+    if (!live) parts.push(h('span', { class: 'muted' }, `The run is ${run.status}: nothing more can be done to it.`));
+    else if (!can('operate') && !can('start')) parts.push(h('span', { class: 'muted' }, 'Your role can look, not act, on runs.'));
+    clear(actions, parts.length ? h('div', { class: 'panel row' }, parts) : null);
+  }
+
+  function drawNode() {
+    const id = selected || Object.keys(run.nodes).find(k => run.nodes[k].state === 'FAILED') || null;
+    if (!id || !run.nodes[id]) {
+      clear(nodeBox, h('span', { class: 'muted' }, 'Select a node in the DAG to see its attempts, output and error.'));
+      return;
+    }
+    const n = run.nodes[id];
+    const def = definition.nodes.find(d => d.id === id) || {};
+    const live = !TERMINAL.includes(run.status);
+    const ops = [];
+    if (live && can('operate')) {
+      if (def.type === 'task' && n.state === 'RUNNING') ops.push(h('button', { 'data-action': 'retry-node', onclick: () => patchNode(id, 'retry') }, 'Retry now'));
+      if (['PENDING', 'RUNNING', 'WAITING'].includes(n.state)) ops.push(h('button', { 'data-action': 'skip-node', onclick: () => patchNode(id, 'skip') }, 'Skip'));
+    }
+    clear(nodeBox, h('div', { class: 'row' }, h('b', {}, mono(id)), badge(n.state), h('span', { class: 'muted' }, `${def.type || ''} ${def.handler || def.signal || def.duration || ''}`),
+      h('span', { class: 'muted' }, `attempts ${n.attempts}`), h('span', { class: 'grow' }), ops,
+      ops.length ? h('span', { class: 'muted small' }, `sent with If-Match: "${run.version}"`) : null),
+      n.error ? h('div', { class: 'notice error', style: 'margin-top:8px' }, h('b', {}, 'Error'), mono(n.error)) : null,
+      n.output !== undefined ? [h('h2', {}, 'Output'), json(n.output)] : null);
+  }
+
+  function drawTimeline() {
+    if (!history.length) { clear(timeline, h('span', { class: 'muted' }, 'No history yet.')); return; }
+    const t0 = new Date(history[0].at).getTime();
+    const end = TERMINAL.includes(run.status) ? new Date(history[history.length - 1].at).getTime() : Date.now();
+    const span = Math.max(end - t0, 1);
+    const lanes = new Map();
+    for (const t of history) {
+      if (!t.node) continue;
+      const lane = lanes.get(t.node) || [];
+      const at = new Date(t.at).getTime();
+      if (t.to === 'RUNNING' || t.to === 'WAITING') {
+        const open = lane[lane.length - 1];
+        if (open && open.end === null && t.from === 'RUNNING') open.end = at; // a retry closes the old attempt
+        lane.push({ start: at, end: null, state: t.to, cause: t.cause });
+      } else if (['SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED'].includes(t.to)) {
+        const open = lane[lane.length - 1];
+        if (open && open.end === null) { open.end = at; open.state = t.to; open.cause = t.cause; }
+        else lane.push({ start: at, end: at, state: t.to, cause: t.cause });
+      }
+      lanes.set(t.node, lane);
+    }
+    clear(timeline, [...lanes.entries()].map(([node, bars]) => h('div', { class: 'lane' },
+      h('span', { class: 'name', title: node }, node),
+      h('div', { class: 'track' }, bars.map((b, i) => {
+        const left = ((b.start - t0) / span) * 100;
+        const width = (((b.end ?? end) - b.start) / span) * 100;
+        return h('div', { class: `bar s-${b.state}`, style: `left:${left}%;width:${Math.max(width, 0.4)}%`,
+          title: `attempt ${i + 1}: ${b.state} (${b.cause}), ${((b.end ?? end) - b.start)} ms` });
+      })))),
+      h('div', { class: 'muted small' }, `${new Date(t0).toLocaleTimeString()} → ${new Date(end).toLocaleTimeString()} (${span} ms)`));
+  }
+
+  function drawHistory() {
+    clear(historyBox, h('table', {},
+      h('thead', {}, h('tr', {}, h('th', {}, 'Seq'), h('th', {}, 'At'), h('th', {}, 'Node'), h('th', {}, 'From'), h('th', {}, 'To'), h('th', {}, 'Cause'))),
+      h('tbody', {}, history.map(t => h('tr', {},
+        h('td', { class: 'mono' }, t.seq), h('td', { title: t.at }, when(t.at)), h('td', {}, t.node ? mono(t.node) : h('span', { class: 'muted' }, 'run')),
+        h('td', {}, t.from ? badge(t.from) : ''), h('td', {}, badge(t.to)), h('td', {}, t.cause))))));
+  }
+
+  async function cancel() {
+    if (!confirm('Cancel this run?')) return;
+    try {
+      await request('POST', `/runs/${enc(runId)}/cancel`);
+      clear(message, notice('info', 'Cancellation requested', 'The run ends as CANCELLED on its next tick; this page updates when it does.'));
+    } catch (e) {
+      clear(message, problem(e));
+    }
+  }
+
+  async function signal(name, payloadText) {
+    const body = { name: name.trim(), idempotencyKey: freshKey('console') };
+    if (payloadText.trim()) {
+      try { body.payload = JSON.parse(payloadText); } catch (e) { clear(message, notice('error', 'Payload is not JSON', e.message)); return; }
+    }
+    try {
+      await request('POST', `/runs/${enc(runId)}/signals`, { body });
+      clear(message, notice('ok', `Signal '${body.name}' accepted`, 'The run takes it on its next tick.'));
+    } catch (e) {
+      clear(message, problem(e));
+    }
+  }
+
+  // An edit carries the version this page shows; a 409 keeps the action and offers it again on the current version.
+  async function patchNode(node, action, version = run.version) {
+    const body = { nodes: { [node]: { action } } };
+    try {
+      const { data } = await request('PATCH', `/runs/${enc(runId)}`, { body, ifMatch: version });
+      clear(message, notice('ok', `${action} of ${node} saved`, `The run is at version ${data.version}.`));
+      apply(data);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409) {
+        clear(message, conflictPanel(e, {
+          mine: body, what: `${action} of ${node}`,
+          onReapply: v => patchNode(node, action, v),
+          onTakeCurrent: current => { clear(message); if (current) apply(current); },
+        }));
+        if (e.problem.current) apply(e.problem.current);
+      } else {
+        clear(message, problem(e));
+      }
+    }
+  }
+
+  let stream = null;
+  (async () => {
+    try {
+      const { data } = await request('GET', `/runs/${enc(runId)}`);
+      run = data;
+      await loadDefinition();
+      draw();
+      loadHistory();
+    } catch (e) {
+      clear(main, h('h1', {}, 'Run ', mono(runId)), problem(e), h('a', { href: '/console/runs', 'data-link': '' }, '← All runs'));
+      return;
+    }
+    // Live: the server pushes the run after every commit (any pod's); no polling.
+    stream = follow(runId, {
+      onRun: next => { if (!run || next.version >= run.version) apply(next); },
+      onState: s => {
+        liveMark.className = 'live' + (s.live ? ' on' : '');
+        liveMark.lastChild.textContent = s.live ? 'live' : s.ended ? 'finished' : s.status ? `not live (${s.status})` : 'reconnecting';
+        if (s.ended) scheduleHistory();
+      },
+    });
+  })();
+  return () => { if (stream) stream.close(); clearTimeout(historyTimer); };
+}
