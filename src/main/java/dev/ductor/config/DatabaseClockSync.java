@@ -1,11 +1,8 @@
 package dev.ductor.config;
 
 import io.agroal.api.AgroalDataSource;
-import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
-import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
@@ -20,7 +17,7 @@ import java.time.OffsetDateTime;
 
 /**
  * Keeps the {@link DatabaseClock} read from PostgreSQL: once at start-up, before any loop runs (a pod that cannot
- * read the database's clock does not start), then every {@code ductor.clock.sync-interval}. Each sync asks
+ * read the database's clock does not start; {@link #firstSync}), then every {@code ductor.clock.sync-interval}. Each sync asks
  * {@code SELECT clock_timestamp()} a few times on one connection and keeps the answer with the shortest round trip,
  * the one that pins the database's time closest. A sync that fails (the database is down) keeps the last reading,
  * which the monotonic clock carries on; nothing that needs the clock is committed meanwhile anyway.
@@ -53,27 +50,11 @@ public class DatabaseClockSync {
     }
 
     /**
-     * First thing at start-up: the loops, the samples and the dev tokens all run on the database's time. A database
-     * that went away since Flyway reached it is waited for, as {@code DatabaseStartupWait} waits, up to
-     * {@code ductor.database.startup-wait}; then the pod does not start.
+     * The first reading, at start-up before any loop runs (the loops, the samples and the dev tokens all run on the
+     * database's time): by {@code dev.ductor.database.DatabaseStartup}, which waits through a database that went away.
      */
-    void onStart(@Observes @Priority(StartupOrder.BEFORE_LOOPS - 100) StartupEvent event) throws InterruptedException {
-        long deadline = System.nanoTime() + config.database().startupWait().toNanos();
-        Duration pause = Duration.ofMillis(500);
-        while (true) {
-            try {
-                sync();
-                break;
-            } catch (SQLException e) {
-                if (System.nanoTime() >= deadline) {
-                    throw new IllegalStateException("Cannot read the database's clock (SELECT clock_timestamp()): "
-                            + e.getMessage() + ". Ductor times leases, timers and retries by it, so this pod does not start.", e);
-                }
-                LOG.warnf("Waiting for the database to read its clock (%s); next try in %d ms", e.getMessage(), pause.toMillis());
-                Thread.sleep(pause.toMillis());
-                pause = pause.multipliedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : pause.multipliedBy(2);
-            }
-        }
+    public void firstSync() throws SQLException {
+        sync();
         LOG.infof("Clock: on the database's time, read to within %.1f ms; this pod's wall clock is %s",
                 clock.uncertainty().toNanos() / 1e6, describe(reportedSkew));
     }

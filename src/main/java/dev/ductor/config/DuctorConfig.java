@@ -64,6 +64,14 @@ public interface DuctorConfig {
          */
         @WithDefault("60s")
         Duration startupWait();
+
+        /**
+         * Whether this pod migrates the schema at start-up. Not set directly: it follows
+         * {@code quarkus.flyway.migrate-at-start}, which Ductor's start-up carries out itself so that it can wait
+         * through a database that goes away midway (dev.ductor.database.StartupMigrationConfigSourceFactory).
+         */
+        @WithDefault("false")
+        boolean migrateAtStart();
     }
 
     interface Metrics {

@@ -11,6 +11,13 @@ import jakarta.interceptor.Interceptor;
  */
 public final class StartupOrder {
 
+    /**
+     * First of all: the schema migrated (when this pod migrates) and validated against the entities, and the
+     * database's clock read, waiting through a database that goes away meanwhile (dev.ductor.database.DatabaseStartup);
+     * everything after it may use the tables and the clock.
+     */
+    public static final int DATABASE = Interceptor.Priority.APPLICATION - 200;
+
     /** Before the loops, which observe StartupEvent at the default priority ({@code APPLICATION + 500}). */
     public static final int BEFORE_LOOPS = Interceptor.Priority.APPLICATION;
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.config.StartupOrder;
+import dev.ductor.database.StartupRetry;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -35,18 +36,22 @@ public class SampleWorkflows {
     @Inject
     DuctorConfig config;
 
-    void load(@Observes @Priority(StartupOrder.BEFORE_LOOPS) StartupEvent event) {
+    void load(@Observes @Priority(StartupOrder.BEFORE_LOOPS) StartupEvent event) throws Exception {
         if (!config.samples()) {
             return;
         }
         for (String name : NAMES) {
             JsonNode document = json.tree(read("samples/" + name + ".json"));
-            try {
-                workflows.get(TENANT, name);
-            } catch (dev.ductor.error.NotFoundException absent) {
-                workflows.put(TENANT, name, document, OptionalLong.empty());
-                LOG.infof("Loaded sample workflow %s for tenant %s", name, TENANT);
-            }
+            // Each sample is looked up before it is written, so a try the database's loss cut short is safe to repeat.
+            StartupRetry.whileUnreachable("loading the sample workflows", config.database().startupWait(), () -> {
+                try {
+                    workflows.get(TENANT, name);
+                } catch (dev.ductor.error.NotFoundException absent) {
+                    workflows.put(TENANT, name, document, OptionalLong.empty());
+                    LOG.infof("Loaded sample workflow %s for tenant %s", name, TENANT);
+                }
+                return null;
+            });
         }
     }
 

@@ -10,6 +10,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -148,6 +151,58 @@ class DatabaseOutageIT {
         pods.awaitReady(waiting);
         String client = pods.token("client");
         ItHttp.expect(200, ItHttp.get(waiting, "/api/v1/runs", client), "the pod that waited serves");
+    }
+
+    /**
+     * The database crashes while a pod is in the middle of its start-up, not before it: the pod's migration is held
+     * on a lock the test takes on {@code flyway_schema_history}, so the crash meets it there every time (its
+     * connection open, its statement waiting), never by timing luck. The pod must wait for the database, saying so,
+     * and come up when it is back, not exit (the chaos trial's finding 2).
+     */
+    @Test
+    void aPodWhoseDatabaseCrashesInTheMiddleOfItsStartUpWaitsForItAndComesUp() throws Exception {
+        if (pg.sql().single("SELECT count(*) FROM pg_tables WHERE tablename = 'flyway_schema_history'") == 0) {
+            PodProcess migrator = pods.launch("boot-migrator");
+            pods.awaitReady(migrator);
+            migrator.stop(Duration.ofSeconds(20));
+        }
+        PodProcess booting;
+        Connection holder = pg.sql().dataSource().getConnection();
+        try {
+            holder.setAutoCommit(false);
+            try (Statement lock = holder.createStatement()) {
+                lock.execute("LOCK TABLE flyway_schema_history IN ACCESS EXCLUSIVE MODE");
+            }
+            booting = pods.launch("boot-crash");
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (pg.sql().single("SELECT count(*) FROM pg_locks WHERE NOT granted"
+                    + " AND relation = 'flyway_schema_history'::regclass") == 0) {
+                assertTrue(booting.isAlive(), "the pod exited before its migration reached the lock:\n" + booting.tail(40));
+                assertTrue(System.nanoTime() < deadline, "the pod's migration never waited on the lock:\n" + booting.tail(40));
+                Thread.sleep(50);
+            }
+            log("boot-crash waits on flyway_schema_history in its start-up; crashing PostgreSQL");
+            Duration down = pg.crashRestart(Duration.ofSeconds(3));
+            log("PostgreSQL crash-restarted, unreachable " + down.toMillis() + " ms");
+        } finally {
+            try {
+                holder.close();
+            } catch (SQLException goneWithTheCrash) {
+                // its server crashed under it
+            }
+        }
+        pods.awaitReady(booting);
+        String output = Files.readString(booting.log(), StandardCharsets.UTF_8);
+        assertTrue(output.contains("Waiting for the database while migrating the schema"), "it said that it waits:\n"
+                + booting.tail(60));
+        assertFalse(output.lines().anyMatch(line -> line.matches("\\s*at [\\w$.]+\\(.*")),
+                "one line per try, no stack trace:\n" + booting.tail(80));
+        String admin = pods.token("admin");
+        String client = pods.token("client");
+        ItHttp.expect(201, ItHttp.put(booting, "/api/v1/workflows/boot-crash", admin, CHAIN), "define");
+        String runId = ItHttp.expect(201, ItHttp.post(booting, "/api/v1/workflows/boot-crash/runs", client, "{}"), "start")
+                .path("runId").asText();
+        awaitStatus(booting, client, runId, "SUCCEEDED");
     }
 
     private static void awaitStatus(PodProcess pod, String token, String runId, String status) throws Exception {
