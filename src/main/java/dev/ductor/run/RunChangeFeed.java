@@ -1,10 +1,13 @@
 package dev.ductor.run;
 
 import dev.ductor.config.DuctorConfig;
+import dev.ductor.config.PodIdentity;
 import dev.ductor.config.StartupOrder;
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.runtime.ShutdownEvent;
 import jakarta.annotation.Priority;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -14,10 +17,12 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -31,6 +36,12 @@ import java.util.concurrent.CopyOnWriteArraySet;
  * of the datasource's URL, outside the pool: it is held for the pod's life) on its own thread and fans the run ids out
  * to this JVM's subscribers. When the database goes away it reconnects with backoff, then tells every subscriber to
  * re-read, since notifications sent meanwhile are lost.
+ *
+ * <p>The trigger notifies only for runs someone watches (migration V10): a notifying commit holds PostgreSQL's
+ * notification queue lock through its WAL flush, so notifying every commit would serialize the commits of the whole
+ * fleet. The first subscriber of a run in this pod records the watch in {@code eec_run_watch} (committed before the
+ * stream's first read, so no commit falls between them), the last one removes it, and every minute the pod extends
+ * its watches, which otherwise expire (a pod that died), and clears expired ones.
  */
 @ApplicationScoped
 public class RunChangeFeed {
@@ -45,7 +56,15 @@ public class RunChangeFeed {
         void changed(long version);
     }
 
+    private static final String WATCH_TTL = "3 minutes";
+
     private final Map<UUID, Set<Subscriber>> subscribers = new ConcurrentHashMap<>();
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Inject
+    PodIdentity pod;
 
     @Inject
     DuctorConfig config;
@@ -94,13 +113,79 @@ public class RunChangeFeed {
         return listening;
     }
 
-    /** Subscribes to the commits of one run; close the returned handle to stop. */
+    /**
+     * Subscribes to the commits of one run; close the returned handle to stop. When this returns, the run's commits
+     * are notified (its watch is recorded), so a read made after it misses no commit.
+     */
     public AutoCloseable subscribe(UUID runId, Subscriber subscriber) {
-        subscribers.computeIfAbsent(runId, id -> new CopyOnWriteArraySet<>()).add(subscriber);
-        return () -> subscribers.computeIfPresent(runId, (id, set) -> {
-            set.remove(subscriber);
-            return set.isEmpty() ? null : set;
+        boolean[] first = {false};
+        subscribers.compute(runId, (id, set) -> {
+            Set<Subscriber> subscribed = set == null ? new CopyOnWriteArraySet<>() : set;
+            first[0] = subscribed.isEmpty();
+            subscribed.add(subscriber);
+            return subscribed;
         });
+        if (first[0]) {
+            watch(List.of(runId));
+        }
+        return () -> {
+            boolean[] last = {false};
+            subscribers.computeIfPresent(runId, (id, set) -> {
+                set.remove(subscriber);
+                last[0] = set.isEmpty();
+                return last[0] ? null : set;
+            });
+            if (last[0]) {
+                unwatch(runId);
+            }
+        };
+    }
+
+    /** Records (or extends) this pod's watch of the runs; a failure is logged: the next refresh or reconnect retries. */
+    private void watch(List<UUID> runIds) {
+        if (runIds.isEmpty()) {
+            return;
+        }
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement upsert = connection.prepareStatement("""
+                     INSERT INTO eec_run_watch (run_id, pod, expires_at)
+                     SELECT id, ?, now() + CAST(? AS interval) FROM unnest(?) AS id
+                     ON CONFLICT (run_id, pod) DO UPDATE SET expires_at = EXCLUDED.expires_at""")) {
+            upsert.setString(1, pod.name());
+            upsert.setString(2, WATCH_TTL);
+            upsert.setArray(3, connection.createArrayOf("uuid", runIds.toArray()));
+            upsert.executeUpdate();
+        } catch (SQLException e) {
+            LOG.warnf("Live run updates: could not record the watch of %d run(s) (%s); retrying within a minute",
+                    runIds.size(), e.getMessage());
+        }
+    }
+
+    private void unwatch(UUID runId) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement delete = connection.prepareStatement(
+                     "DELETE FROM eec_run_watch WHERE run_id = ? AND pod = ?")) {
+            delete.setObject(1, runId);
+            delete.setString(2, pod.name());
+            delete.executeUpdate();
+        } catch (SQLException e) {
+            LOG.debugf("Live run updates: could not remove the watch of run %s (%s); it expires", runId, e.getMessage());
+        }
+    }
+
+    /** Extends this pod's watches and clears everyone's expired ones. */
+    @Scheduled(every = "60s", delayed = "60s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void refreshWatches() {
+        if (!running) {
+            return;
+        }
+        watch(List.copyOf(subscribers.keySet()));
+        try (Connection connection = dataSource.getConnection();
+             Statement delete = connection.createStatement()) {
+            delete.executeUpdate("DELETE FROM eec_run_watch WHERE expires_at < now()");
+        } catch (SQLException e) {
+            LOG.debugf("Live run updates: could not clear expired watches (%s)", e.getMessage());
+        }
     }
 
     /** The number of runs someone in this JVM is watching. */
@@ -120,6 +205,7 @@ public class RunChangeFeed {
                 backoff = FIRST_BACKOFF;
                 if (wasConnected) {
                     LOG.info("Live run updates: listening again; open streams re-read their runs");
+                    watch(List.copyOf(subscribers.keySet())); // a crash-restarted database has emptied the watch table
                     subscribers.values().forEach(set -> set.forEach(s -> s.changed(-1)));
                 }
                 wasConnected = true;
