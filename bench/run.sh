@@ -6,6 +6,7 @@
 #   bench/run.sh timers    coordinator and task claim latency, empty queue vs 1M pending future timers
 #   bench/run.sh startup   time-to-ready and JVM CPU to ready: JDK 17, JDK 25, JDK 25 with a Leyden AOT cache
 #   bench/run.sh chain3    end-to-end runs/s of the packaged jar on a durable PostgreSQL vs a plain-JDBC reference
+#   bench/run.sh chain3-sdk  the same chain run by SDK workers over HTTP vs by the in-process workers
 #   bench/run.sh chaos     3 pods under load, a pod SIGKILLed every 15 s, PostgreSQL crash-restarted once: 0 lost?
 #
 # Each scenario builds what it needs, sends Maven's output to a log under target/bench/, and prints only its
@@ -45,6 +46,12 @@ scenarios:
           database and budget, one load driver for both (bench/chain3.sh; bash bench/chain3.sh --help lists
           its BENCH_* settings); last line:
           runs_per_s=<n> ref_runs_per_s=<m> ratio=<n/m> p50_ms=<a> p99_ms=<b> start_per_s=<s> rss_mb=<r>
+  chain3-sdk
+          chain3 executed by an external worker JVM built on the Java SDK (DuctorWorker over HTTP, three ext:noop
+          tasks, concurrency 8) against the server's in-process workers (three noop tasks), one pod each, same jar,
+          settings, PostgreSQL and driver, in one invocation (bench/chain3-sdk.sh; bash bench/chain3-sdk.sh --help
+          lists its BENCH_* settings); last line:
+          sdk_runs_per_s=<n> inproc_runs_per_s=<m> ratio=<n/m> sdk_p50_ms=<a> sdk_p99_ms=<b> worker_cpu_ms_per_run=<c>
   chaos   the full chaos trial (ChaosIT, whose bounded version runs in ./mvnw verify): 3 pods of the packaged jar on
           one durable PostgreSQL, mixed runs started at a steady pace by clients that retry on another pod with
           the same idempotency key, a random pod SIGKILLed every 15 s (CHAOS_KILLS, default 10) and PostgreSQL
@@ -223,6 +230,10 @@ case "${1:-}" in
     chain3)
         # exec: a signal to this shell reaches chain3.sh's own trap, which stops what it started
         exec bash bench/chain3.sh "${@:2}"
+        ;;
+    chain3-sdk)
+        # exec, as chain3: its own EXIT trap stops the pod, the worker and PostgreSQL it started
+        exec bash bench/chain3-sdk.sh "${@:2}"
         ;;
     -h | --help | help)
         usage
