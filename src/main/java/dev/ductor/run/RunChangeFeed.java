@@ -141,7 +141,14 @@ public class RunChangeFeed {
         };
     }
 
-    /** Records (or extends) this pod's watch of the runs; a failure is logged: the next refresh or reconnect retries. */
+    /**
+     * Records (or extends) this pod's watch of the runs, then waits out every transaction that wrote one of them
+     * without seeing the watch: the trigger decides whether to notify when a statement writes, not when its transaction
+     * commits, so a writer that updated a run just before the watch was committed would commit unnotified after the
+     * stream's first read. Such a writer still holds the row's lock, and a {@code FOR SHARE} read waits for it to
+     * commit, so the stream's first read (after this returns) sees its version. A failure is logged: the next refresh
+     * or reconnect retries.
+     */
     private void watch(List<UUID> runIds) {
         if (runIds.isEmpty()) {
             return;
@@ -150,11 +157,16 @@ public class RunChangeFeed {
              PreparedStatement upsert = connection.prepareStatement("""
                      INSERT INTO eec_run_watch (run_id, pod, expires_at)
                      SELECT id, ?, now() + CAST(? AS interval) FROM unnest(?) AS id
-                     ON CONFLICT (run_id, pod) DO UPDATE SET expires_at = EXCLUDED.expires_at""")) {
+                     ON CONFLICT (run_id, pod) DO UPDATE SET expires_at = EXCLUDED.expires_at""");
+             PreparedStatement barrier = connection.prepareStatement(
+                     "SELECT run_id FROM eec_workflow_run WHERE run_id = ANY(?) FOR SHARE")) {
+            var ids = connection.createArrayOf("uuid", runIds.toArray());
             upsert.setString(1, pod.name());
             upsert.setString(2, WATCH_TTL);
-            upsert.setArray(3, connection.createArrayOf("uuid", runIds.toArray()));
-            upsert.executeUpdate();
+            upsert.setArray(3, ids);
+            upsert.executeUpdate(); // committed: autocommit, outside any transaction
+            barrier.setArray(1, ids);
+            barrier.executeQuery().close();
         } catch (SQLException e) {
             LOG.warnf("Live run updates: could not record the watch of %d run(s) (%s); retrying within a minute",
                     runIds.size(), e.getMessage());

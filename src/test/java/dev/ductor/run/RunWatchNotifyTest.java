@@ -95,4 +95,26 @@ class RunWatchNotifyTest {
             assertEquals(List.of(), notified(listener, runId, 700), "the last subscriber left: no more notifications");
         }
     }
+
+    @Test
+    void aSubscriptionWaitsForAWriterThatUpdatedTheRunBeforeTheWatchExisted() throws Exception {
+        String workflow = fixtures.chain(TENANT, 1, "noop");
+        UUID runId = fixtures.start(TENANT, workflow);
+        try (Connection writer = dataSource.getConnection()) {
+            writer.setAutoCommit(false);
+            try (PreparedStatement update = writer.prepareStatement(
+                    "UPDATE eec_workflow_run SET updated_at = updated_at WHERE run_id = ?")) {
+                update.setObject(1, runId);
+                update.executeUpdate(); // its trigger found no watch: this commit will notify nobody
+            }
+            java.util.concurrent.CompletableFuture<AutoCloseable> subscribing =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> feed.subscribe(runId, version -> { }));
+            Thread.sleep(700);
+            assertTrue(!subscribing.isDone(), "the subscription waits for the writer that could not see its watch");
+            writer.commit();
+            try (AutoCloseable subscription = subscribing.get(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                assertEquals(1, fixtures.count("SELECT count(*) FROM eec_run_watch WHERE run_id = ?1", runId));
+            }
+        }
+    }
 }
