@@ -252,14 +252,29 @@ class ConsoleBrowserTest {
             search.clear();
             new Select(browser.find("select[data-filter='workflow']")).selectByValue(gated);
             browser.until(d -> d.findElements(By.cssSelector("[data-runs] tbody tr")).size() == 3, "the three gated runs");
-            browser.find("[data-runs] thead input[type=checkbox]").click();
-            browser.find("[data-action='bulk-cancel']").click();
+            click(browser, "[data-runs] thead input[type=checkbox]");
+            click(browser, "[data-action='bulk-cancel']");
             browser.driver.switchTo().alert().accept();
             browser.until(d -> waiting.stream().allMatch(id -> "CANCELLED".equals(
                     as("client").get("/api/v1/runs/{id}", id).then().extract().path("status"))), "all three cancelled");
             browser.until(d -> d.findElements(By.cssSelector("[data-runs] [data-status='CANCELLED']")).size() == 3,
                     "the list refreshes on its own");
         }
+    }
+
+    /**
+     * Clicks what the selector finds, finding it again if the list redrew between the lookup and the click (the runs
+     * list refreshes itself every few seconds): a stale element throws without clicking, so no click is made twice.
+     */
+    private static void click(Browser browser, String css) {
+        browser.until(d -> {
+            try {
+                d.findElement(By.cssSelector(css)).click();
+                return true;
+            } catch (org.openqa.selenium.StaleElementReferenceException redrawn) {
+                return false;
+            }
+        }, "a click on " + css);
     }
 
     /** Read through JavaScript: live pages redraw, so a WebElement found a moment ago may be gone. */

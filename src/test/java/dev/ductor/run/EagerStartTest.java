@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A start leases its first steps to its own pod when a step worker slot is free (eager dispatch), so they start
@@ -44,36 +45,57 @@ class EagerStartTest {
         String workflow = fixtures.define(TENANT, """
                 {"nodes":[{"id":"nap","type":"task","handler":"sleep","input":{"ms":3000}}]}""");
 
-        UUID runId = fixtures.start(TENANT, workflow);
+        // Steps of earlier tests may hold this pod's slots for a moment: a start then queues instead (the other test).
+        List<UUID> started = new ArrayList<>();
+        UUID runId = null;
+        for (int i = 0; i < 10 && runId == null; i++) {
+            UUID candidate = fixtures.start(TENANT, workflow);
+            started.add(candidate);
+            // Leased at insert: its lease ends exactly one lease after the row was created. A claim would have leased an
+            // unleased row later, so its lease would end later than that.
+            if (fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND node_id = 'nap'"
+                            + " AND lease_owner = ?2 AND deliveries = 1"
+                            + " AND available_at = created_at + make_interval(secs => ?3)",
+                    candidate, pod.name(), (double) config.worker().lease().toSeconds()) == 1) {
+                runId = candidate;
+            } else {
+                sleep(300);
+            }
+        }
+        List<UUID> all = List.copyOf(started);
+        assertTrue(runId != null, () -> "no start leased its first step to this pod: "
+                + all.stream().map(this::taskRows).toList());
+        started.forEach(id -> fixtures.awaitStatus(id, "SUCCEEDED"));
+    }
 
-        // Leased at insert: its lease ends exactly one lease after the row was created. A claim would have leased an
-        // unleased row later, so its lease would end later than that.
-        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND node_id = 'nap'"
-                        + " AND lease_owner = ?2 AND deliveries = 1"
-                        + " AND available_at = created_at + make_interval(secs => ?3)",
-                runId, pod.name(), (double) config.worker().lease().toSeconds()),
-                () -> "the first step is leased to this pod by the start itself; its row: " + taskRows(runId));
-        fixtures.awaitStatus(runId, "SUCCEEDED");
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test
     void withEverySlotBusyAStartQueuesItsFirstStepForAClaim() {
         String workflow = fixtures.define(TENANT, """
                 {"nodes":[{"id":"nap","type":"task","handler":"sleep","input":{"ms":4000}}]}""");
-        List<UUID> busy = new ArrayList<>();
-        for (int i = 0; i < config.worker().threads(); i++) {
-            busy.add(fixtures.start(TENANT, workflow));
+        int threads = config.worker().threads();
+        List<UUID> runs = new ArrayList<>();
+        for (int i = 0; i < threads + 4; i++) {
+            runs.add(fixtures.start(TENANT, workflow));
         }
-
-        UUID waiting = fixtures.start(TENANT, workflow);
-
         try {
-            assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND lease_token IS NULL",
-                    waiting), () -> "no slot was free: queued, unleased, for whichever pod claims it first; its row: "
-                    + taskRows(waiting) + ", the busy ones: " + busy.stream().map(this::taskRows).toList());
+            // Leased by the start itself: the lease ends exactly one lease after the row was created. Steps of earlier
+            // tests may still hold some slots, so fewer may be leased, never more than there are slots.
+            long eager = runs.stream().filter(runId -> fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1"
+                    + " AND available_at = created_at + make_interval(secs => ?2)", runId,
+                    (double) config.worker().lease().toSeconds()) == 1).count();
+            assertTrue(eager >= 1 && eager <= threads, () -> eager + " of " + runs.size() + " leased at start with "
+                    + threads + " slots: " + runs.stream().map(this::taskRows).toList());
+            assertTrue(runs.size() - eager >= 4, "with every slot busy the rest were queued for a claim");
         } finally {
-            busy.forEach(runId -> fixtures.awaitStatus(runId, "SUCCEEDED"));
-            fixtures.awaitStatus(waiting, "SUCCEEDED");
+            runs.forEach(runId -> fixtures.awaitStatus(runId, "SUCCEEDED"));
         }
     }
 }
