@@ -409,7 +409,7 @@ drive() {
         --start-urls "$api/runs" --client-token "$work/$side/client.jwt" --jdbc-url "$db_base/$side" \
         --db-user "$db_user" --db-password "$db_password" \
         --poll-sql "SELECT run_id::text, status, (extract(epoch FROM updated_at) * 1000000)::bigint
-  FROM eec_workflow_run WHERE tenant = '$tenant' AND status <> 'RUNNING' AND updated_at > ?" \
+  FROM eec_workflow_run WHERE run_id = ANY(CAST(? AS uuid[])) AND status <> 'RUNNING'" \
         --out "$work/$side.out" --runs "$runs" --warmup "$warmup" --starters "$starters" --timeout-s "$timeout_s" \
         --pids "$pod_pid" --pg-pid "$pg_pid" --clk-tck "$clk_tck" \
         --register-url "$api" --admin-token "$work/$side/admin.jwt" --register-body "$body" "$@" || rc=$?

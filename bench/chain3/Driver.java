@@ -1,16 +1,16 @@
 // The load driver of the chain3 benchmark, the same for Ductor and for the reference so both are measured the
 // same way: a closed loop of starter threads POSTs run starts over HTTP/1.1 keep-alive, and completion is read
-// from the database (not the API, so polling run status never loads the system under test): a poller reads the
-// runs that became terminal every 100 ms. A warm-up batch is started and waited for first (JIT, caches, pool),
-// then the measured batch. Figures go to --out as key=value lines (also when a phase times out or fails).
+// from the database (not the API, so polling run status never loads the system under test): every 100 ms a poller
+// looks up, by primary key, which of the runs still open are terminal. Warm-up batches are started and waited for
+// first (JIT, caches, pool), at least --warmup runs and --warmup-min-s seconds, then the measured batch. Figures go to --out as key=value lines (also when a phase times out or fails).
 //
 // usage: java -cp <pgjdbc.jar> bench/chain3/Driver.java --label L --start-urls U1[,U2...] --client-token FILE
 //          --jdbc-url URL --db-user U --db-password PW --poll-sql SQL --out FILE
 //          [--register-url URL --admin-token FILE --register-body JSON] [--runs 6000] [--warmup 500]
 //          [--starters 4] [--timeout-s 600] [--pids P1,P2] [--pg-pid P] [--clk-tck 100] [--phase-file F]
-//          [--poll-ms 100] [--margin-ms 2000] [--checkpoint true]
+//          [--poll-ms 100] [--warmup-min-s 0] [--checkpoint true]
 //   --poll-sql: SELECT <run id text>, <status>, <updated_at as epoch µs bigint> FROM ... WHERE <terminal>
-//               AND updated_at > ?   (the ? is a timestamptz lower bound)
+//               AND <id> = ANY(CAST(? AS uuid[]))   (the ? is the text array of the open runs' ids)
 //   --pids: the service JVMs (CPU and peak RSS); --pg-pid: the postmaster (CPU of it and its children)
 //   --phase-file: handshake with PgProfile: "warm" when the measured phase is about to start, waits for "go",
 //                 "done" when it has ended
@@ -45,7 +45,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -66,8 +65,6 @@ public class Driver {
 
     // terminal runs seen by the poller: run id -> {updated_at µs, 1 if SUCCEEDED else 0}
     final ConcurrentHashMap<String, long[]> terminal = new ConcurrentHashMap<>();
-    final AtomicLong maxSeenUs = new AtomicLong();
-    final long pollFloorUs;
     volatile boolean polling = true;
     /** The phase being measured, for the poll's bound on created_at. */
     volatile Phase current;
@@ -79,16 +76,10 @@ public class Driver {
         clientToken = Files.readString(Path.of(o.get("client-token"))).trim();
         starters = Integer.parseInt(o.getOrDefault("starters", "4"));
         timeoutUs = Long.parseLong(o.getOrDefault("timeout-s", "600")) * 1_000_000L;
-        // nothing this invocation starts can have become terminal before it began (less the margin)
-        pollFloorUs = nowUs() - marginUs() - 1_000_000L;
     }
 
     static OffsetDateTime at(long us) {
         return OffsetDateTime.ofInstant(Instant.ofEpochSecond(us / 1_000_000, (us % 1_000_000) * 1000), ZoneOffset.UTC);
-    }
-
-    long marginUs() {
-        return Long.parseLong(o.getOrDefault("margin-ms", "2000")) * 1000L;
     }
 
     static long monoUs() {
@@ -148,16 +139,22 @@ public class Driver {
         int warmup = Integer.parseInt(o.getOrDefault("warmup", "500"));
         int runs = Integer.parseInt(o.getOrDefault("runs", "6000"));
         figures.put("runs", Integer.toString(runs));
+        long warmupMinUs = Long.parseLong(o.getOrDefault("warmup-min-s", "0")) * 1_000_000L;
         if (warmup > 0) {
             long t0 = monoUs();
-            Phase w = new Phase("warmup", warmup, 1_000_000);
-            w.run();
-            if (w.completed() < warmup || w.failed > 0) {
-                log("phase=" + label + "-warmup error=only " + w.completed() + " of " + warmup
-                        + " runs completed (" + w.failed + " not SUCCEEDED) within the timeout");
-                return 1;
-            }
+            int batches = 0;
+            do { // batches of --warmup runs until both the count and the minimum time are reached
+                Phase w = new Phase("warmup" + (batches == 0 ? "" : "-" + batches), warmup, 1_000_000 * (batches + 1));
+                w.run();
+                if (w.completed() < warmup || w.failed > 0) {
+                    log("phase=" + label + "-warmup error=only " + w.completed() + " of " + warmup
+                            + " runs completed (" + w.failed + " not SUCCEEDED) within the timeout");
+                    return 1;
+                }
+                batches++;
+            } while (monoUs() - t0 < warmupMinUs);
             figures.put("warmup_s", fmt1((monoUs() - t0) / 1e6));
+            figures.put("warmup_runs", Integer.toString(batches * warmup));
         }
         if (Boolean.parseBoolean(o.getOrDefault("checkpoint", "true"))) {
             checkpoint();
@@ -232,21 +229,17 @@ public class Driver {
 
         long wallStartUs, monoStartNs;
 
-        /**
-         * The send time of the oldest start of this phase not yet seen terminal (or not yet answered), less a minute:
-         * no run the poll still has to find was created before it. Bounding the poll by it lets a poll read through an
-         * index on created_at instead of every finished run of the database.
-         */
-        long oldestOpenUs() {
-            long oldest = Long.MAX_VALUE;
+        /** The runs of this phase started (answered) and not yet seen terminal. */
+        List<String> openIds() {
+            List<String> open = new ArrayList<>();
             int started = Math.min(next.get(), n);
             for (int k = 0; k < started; k++) {
                 String id = runIds[k];
-                if (sentUs[k] > 0 && (id == null || !terminal.containsKey(id))) {
-                    oldest = Math.min(oldest, sentUs[k]);
+                if (id != null && !terminal.containsKey(id)) {
+                    open.add(id);
                 }
             }
-            return oldest == Long.MAX_VALUE ? nowUs() - 60_000_000L : oldest - 60_000_000L;
+            return open;
         }
 
         void run() throws Exception {
@@ -296,7 +289,7 @@ public class Driver {
                 throw new StartFailed(error);
             }
             if (timedOut) {
-                sweep(); // a run the incremental poll missed is not a slow run: look once over all of them
+                sweep(this); // a run that finished since the last poll is not a slow run
             }
             failed = 0;
             for (int k = 0; k < n; k++) {
@@ -408,6 +401,7 @@ public class Driver {
             double jvm = (after.jvm - before.jvm) / tck, pg = (after.pg - before.pg) / tck;
             figures.put("jvm_cpu_s", before.jvm >= 0 && after.jvm >= 0 ? fmt1(jvm) : "NA");
             figures.put("pg_cpu_s", before.pg >= 0 && after.pg >= 0 ? fmt1(pg) : "NA");
+            figures.put("jit_cpu_s", before.jit >= 0 && after.jit >= 0 ? fmt1(Math.max(0, after.jit - before.jit) / tck) : "NA");
             figures.put("driver_cpu_s", fmt1((after.self - before.self) / tck));
             figures.put("host_busy_cpu_s", fmt1((after.host - before.host) / tck));
             figures.put("host_steal_cpu_s", fmt1((after.steal - before.steal) / tck));
@@ -450,9 +444,9 @@ public class Driver {
     }
 
     /**
-     * Every poll-ms: the runs that became terminal since the newest updated_at seen, less a margin, because
-     * updated_at is stamped before the commit that makes the row visible: a run stamped just before one already
-     * seen may only become visible now. Rows seen twice are simply seen twice.
+     * Every poll-ms: which of the runs started and not yet seen terminal are terminal now, looked up by primary key.
+     * A poll so reads only the open runs (a few dozen in steady state), whatever the table holds, and no commit can
+     * slip past it: a run stays in the open set until the poll has seen it terminal.
      */
     void pollLoop() {
         long pollMs = Long.parseLong(o.getOrDefault("poll-ms", "100"));
@@ -465,9 +459,10 @@ public class Driver {
                     c = connect();
                     ps = c.prepareStatement(o.get("poll-sql"));
                 }
-                long floor = Math.max(pollFloorUs, maxSeenUs.get() - marginUs());
                 Phase phase = current;
-                poll(ps, floor, phase == null ? pollFloorUs : phase.oldestOpenUs());
+                if (phase != null) {
+                    poll(c, ps, phase.openIds());
+                }
             } catch (SQLException e) {
                 log("phase=" + label + " poller_error=" + e.getMessage());
                 try {
@@ -488,46 +483,24 @@ public class Driver {
         }
     }
 
-    /** Adds the terminal runs updated after floorUs; returns the updated_at (µs) of those not seen before. */
-    List<Long> poll(PreparedStatement ps, long floorUs) throws SQLException {
-        return poll(ps, floorUs, pollFloorUs);
-    }
-
-    /** As above, and created at or after createdFloorUs when the poll SQL takes a second parameter for that. */
-    List<Long> poll(PreparedStatement ps, long floorUs, long createdFloorUs) throws SQLException {
-        ps.setObject(1, at(floorUs));
-        if (ps.getParameterMetaData().getParameterCount() > 1) {
-            ps.setObject(2, at(Math.max(pollFloorUs, createdFloorUs)));
+    /** Records which of {@code ids} are terminal now (poll-sql's one parameter is the id array). */
+    void poll(Connection c, PreparedStatement ps, List<String> ids) throws SQLException {
+        if (ids.isEmpty()) {
+            return;
         }
-        List<Long> fresh = new ArrayList<>();
+        ps.setArray(1, c.createArrayOf("text", ids.toArray()));
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                long us = rs.getLong(3);
-                String id = rs.getString(1);
-                if (!terminal.containsKey(id)
-                        && terminal.putIfAbsent(id, new long[] {us, "SUCCEEDED".equals(rs.getString(2)) ? 1 : 0}) == null) {
-                    fresh.add(us);
-                }
-                maxSeenUs.accumulateAndGet(us, Math::max);
+                terminal.putIfAbsent(rs.getString(1),
+                        new long[] {rs.getLong(3), "SUCCEEDED".equals(rs.getString(2)) ? 1 : 0});
             }
         }
-        return fresh;
     }
 
-    /**
-     * One poll over everything this invocation could have produced (after a timeout): a run found here that is
-     * older than the incremental poll's floor was missed by it (a commit later than the margin); newer ones only
-     * finished since the last poll.
-     */
-    void sweep() {
-        long floor = maxSeenUs.get() - marginUs();
+    /** One last look at the runs still open after a timeout, so that one finished meanwhile is counted. */
+    void sweep(Phase phase) {
         try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(o.get("poll-sql"))) {
-            long missed = poll(ps, pollFloorUs).stream().filter(us -> us <= floor).count();
-            if (missed > 0) {
-                log("phase=" + label + " poller_missed=" + missed + " (committed later than the margin after their"
-                        + " updated_at; found by the final sweep; raise --margin-ms)");
-                figures.put("poller_missed", Long.toString(missed));
-            }
+            poll(c, ps, phase.openIds());
         } catch (SQLException e) {
             log("phase=" + label + " sweep_error=" + e.getMessage());
         }
@@ -568,7 +541,7 @@ public class Driver {
 
     /** Clock ticks of the service JVMs, of PostgreSQL, of this driver and of the whole host; peak RSS of the JVMs. */
     static final class Cpu {
-        long jvm = -1, pg = -1, self, host, steal, hwmKb;
+        long jvm = -1, pg = -1, jit = -1, self, host, steal, hwmKb;
         Map<String, Long> threads = Map.of();
 
         /** This driver's CPU by thread kind (name without its number), to see what the load generator costs. */
@@ -602,6 +575,7 @@ public class Driver {
                     }
                     sum += s[0] + s[1];
                     c.hwmKb = Math.max(c.hwmKb, hwmKb(p.trim()));
+                    c.jit = Math.max(c.jit, 0) + compilerTicks(p.trim());
                 }
                 c.jvm = all ? sum : -1;
             }
@@ -650,6 +624,28 @@ public class Driver {
                 long[] s = stat(e);
                 if (s != null && s[4] == ppid) {
                     sum += s[0] + s[1];
+                }
+            }
+            return sum;
+        }
+
+        /**
+         * CPU of the JIT compiler threads of a JVM ("C1 CompilerThre"/"C2 CompilerThre" in /proc): how far from its
+         * steady state the measured phase still was. A thread the JVM retired meanwhile is not counted.
+         */
+        static long compilerTicks(String pid) {
+            long sum = 0;
+            String[] tids = new java.io.File("/proc/" + pid + "/task").list();
+            for (String tid : tids == null ? new String[0] : tids) {
+                try {
+                    String st = Files.readString(Path.of("/proc", pid, "task", tid, "stat"));
+                    String name = st.substring(st.indexOf('(') + 1, st.lastIndexOf(')'));
+                    if (name.contains("CompilerThre")) {
+                        String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
+                        sum += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended
                 }
             }
             return sum;
