@@ -61,6 +61,8 @@ environment (all optional):
   JAVA                 the java launcher for everything (default: java on PATH; JDK 17+)
   BENCH_PG_BIN         PostgreSQL server binaries (default /usr/lib/postgresql/15/bin; installed with apt-get
                        install postgresql-15 when missing)
+  BENCH_PG_CONF        extra lines for the throw-away server's postgresql.conf (profiling: auto_explain and the
+                       like; never its durability)
   BENCH_PG_OS_USER     the unprivileged OS user PostgreSQL runs as when this script runs as root (default
                        ductorbench, created as a system user when missing)
   BENCH_JDBC_URL       use this PostgreSQL server instead of starting one, e.g. jdbc:postgresql://db:5432/postgres
@@ -365,6 +367,7 @@ max_connections = 200
 # profiling aids only
 shared_preload_libraries = 'pg_stat_statements'
 pg_stat_statements.track_planning = on
+${BENCH_PG_CONF:-}
 EOF
     if ! "${as_pg[@]}" timeout 90 "$pg_bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w -t 60 start \
             >/dev/null 2>&1; then
@@ -491,7 +494,7 @@ start_pod() {
     local jfr=()
     free_port
     port=$REPLY
-    [ "$profile" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$out_dir/chain3-pod$n.jfr,settings=profile,dumponexit=true")
+    [ "$profile" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$out_dir/chain3-pod$n.jfr,settings=profile,dumponexit=true${BENCH_JFR_EXTRA:+,$BENCH_JFR_EXTRA}")
     log "phase=ductor-start pod=$n port=$port migrate=$migrate log=$pod_log"
     QUARKUS_DATASOURCE_JDBC_URL=$ductor_url QUARKUS_DATASOURCE_USERNAME=$db_user \
         QUARKUS_DATASOURCE_PASSWORD=$db_password QUARKUS_DATASOURCE_JDBC_MAX_SIZE=10 \

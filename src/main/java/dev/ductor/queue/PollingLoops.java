@@ -43,10 +43,11 @@ public final class PollingLoops {
         int emptyRounds = 0;
         while (running) {
             try {
+                long nudges = signal.generation(channel); // before the round: work queued during it is not waited out
                 int done = round.getAsInt();
                 backoff = idle;
                 emptyRounds = done == 0 ? emptyRounds + 1 : 0;
-                if (done == 0 && signal.await(channel, QueueSignal.idleWait(idle, emptyRounds))) {
+                if (done == 0 && signal.awaitSince(channel, nudges, QueueSignal.idleWait(idle, emptyRounds))) {
                     emptyRounds = 0; // work was queued here: poll promptly again until it runs dry
                 }
             } catch (InterruptedException e) {

@@ -61,7 +61,21 @@ public class QueueSignal {
 
     /** Waits up to {@code timeout}, returning early when the channel is nudged; whether it was nudged. */
     public boolean await(Channel channel, Duration timeout) throws InterruptedException {
-        return monitors.get(channel).await(timeout);
+        Monitor monitor = monitors.get(channel);
+        return monitor.await(monitor.generation(), timeout);
+    }
+
+    /**
+     * How many nudges the channel has had: read it before a poll, then {@link #awaitSince} that value after the poll,
+     * so that work queued while the poll ran is not waited out.
+     */
+    public long generation(Channel channel) {
+        return monitors.get(channel).generation();
+    }
+
+    /** As {@link #await}, but returns at once when the channel was nudged since it stood at {@code seen}. */
+    public boolean awaitSince(Channel channel, long seen, Duration timeout) throws InterruptedException {
+        return monitors.get(channel).await(seen, timeout);
     }
 
     /**
@@ -82,8 +96,11 @@ public class QueueSignal {
             notifyAll();
         }
 
-        synchronized boolean await(Duration timeout) throws InterruptedException {
-            long seen = generation;
+        synchronized long generation() {
+            return generation;
+        }
+
+        synchronized boolean await(long seen, Duration timeout) throws InterruptedException {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (generation == seen) {
                 long left = deadline - System.nanoTime();

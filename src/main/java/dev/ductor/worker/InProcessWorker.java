@@ -135,6 +135,7 @@ public class InProcessWorker implements LocalSteps {
                 }
                 int free = 1 + slots.drainPermits();
                 int claimed = 0;
+                long nudges = signal.generation(QueueSignal.Channel.STEP_WORKERS); // before: a nudge mid-claim counts
                 try {
                     claimed = claim(free);
                 } finally {
@@ -142,8 +143,12 @@ public class InProcessWorker implements LocalSteps {
                 }
                 backoff = idle;
                 emptyRounds = claimed == 0 ? emptyRounds + 1 : 0;
-                if (claimed == 0
-                        && signal.await(QueueSignal.Channel.STEP_WORKERS, QueueSignal.idleWait(idle, emptyRounds))) {
+                // Fewer tasks than free slots: the queue had no more due for this pod just now, so claiming again
+                // at once would come back empty. Wait for a task queued here (or one queued while this claim ran),
+                // or the idle interval for those queued by other pods. Under chain3 every productive claim was
+                // followed by an empty one, as many claims again as needed.
+                if (claimed < free && signal.awaitSince(QueueSignal.Channel.STEP_WORKERS, nudges,
+                        QueueSignal.idleWait(idle, emptyRounds))) {
                     emptyRounds = 0; // a step was queued here: claim promptly again until the queue runs dry
                 }
             } catch (InterruptedException e) {
