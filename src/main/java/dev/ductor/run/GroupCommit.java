@@ -5,7 +5,6 @@ import dev.ductor.database.IndexLookups;
 import dev.ductor.metrics.DuctorMetrics;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
-import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.RunSnapshot;
@@ -18,7 +17,6 @@ import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -28,7 +26,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.function.Predicate;
 
 /**
  * Applies finished in-process steps to their runs at once, many runs in one transaction: the step's report is
@@ -49,7 +46,7 @@ public class GroupCommit {
 
     /**
      * How a batch went: runs committed, runs that lost their race (sent to the inbox), reports fenced off, and the
-     * next steps it leased to the committing pod (eager dispatch), for that pod to run once this commit is durable.
+     * next steps it leased to the committing pod (eager dispatch), handed to that pod once this commit is durable.
      */
     public record Outcome(int committed, int conflicts, int fenced, List<QueueItem> leased) {
 
@@ -57,38 +54,6 @@ public class GroupCommit {
             this(committed, conflicts, fenced, List.of());
         }
     }
-
-    /**
-     * How many of the steps this commit dispatches the committing pod will run itself, leased to it in the same
-     * transaction instead of queued for a claim: at most {@code slots}, only those due now, outside any pool, of a
-     * handler {@code runsHere}. {@link #NONE} takes none.
-     */
-    public record Eager(int slots, Predicate<String> runsHere, String owner, Duration lease) {
-
-        public static final Eager NONE = new Eager(0, handler -> false, null, Duration.ZERO);
-
-        boolean takes(NewQueueItem item, Instant now) {
-            return item.kind() == QueueKind.TASK && item.pool() == null && !item.availableAt().isAfter(now)
-                    && runsHere.test(item.handler());
-        }
-
-        /** How many of {@code items} a pod whose handlers are {@code runsHere} could take, slots permitting. */
-        public static int wanted(List<NewQueueItem> items, Predicate<String> runsHere, Instant now) {
-            Eager unlimited = new Eager(Integer.MAX_VALUE, runsHere, null, Duration.ZERO);
-            return (int) items.stream().filter(item -> unlimited.takes(item, now)).count();
-        }
-
-        /** Splits {@code items} into those this commit leases to its pod (first) and those it queues (second). */
-        public List<List<NewQueueItem>> split(List<NewQueueItem> items, Instant now) {
-            List<NewQueueItem> eager = new ArrayList<>();
-            List<NewQueueItem> queued = new ArrayList<>();
-            for (NewQueueItem item : items) {
-                (eager.size() < slots && takes(item, now) ? eager : queued).add(item);
-            }
-            return List.of(eager, queued);
-        }
-    }
-
 
     private final QueueRepository queue;
     private final RunRows runs;
@@ -123,7 +88,7 @@ public class GroupCommit {
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public Outcome apply(List<StepReport> reports, Eager eager) {
+    public Outcome apply(List<StepReport> reports, LocalSteps local) {
         long started = System.nanoTime();
         Instant now = clock.instant();
         indexLookups.forThisTransaction();
@@ -206,9 +171,7 @@ public class GroupCommit {
                     report.node(), report.attempt(), report.taskId(), json.write(report.payload(json.mapper())), now);
             items.add(NewQueueItem.wakeup(report.tenant(), report.tier(), report.runId(), now));
         }
-        List<List<NewQueueItem>> split = eager.split(items, now);
-        List<QueueItem> leased = queue.enqueueLeased(split.get(0), eager.owner(), eager.lease(), now);
-        outbox.write(split.get(1), now);
+        List<QueueItem> leased = outbox.dispatch(items, local, now); // eager: next steps this pod runs itself
         inbox.markConsumed(consumed, now);
 
         long nanos = System.nanoTime() - started;

@@ -2,6 +2,7 @@ package dev.ductor.run;
 
 import dev.ductor.config.JsonCodec;
 import dev.ductor.queue.NewQueueItem;
+import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
@@ -9,6 +10,9 @@ import dev.ductor.run.core.Effect;
 import dev.ductor.worker.StepHandlers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,12 +31,15 @@ public class RunOutbox {
     private final QueueRepository queue;
     private final QueueSignal signal;
     private final JsonCodec json;
+    private final TransactionSynchronizationRegistry transactions;
 
     @Inject
-    public RunOutbox(QueueRepository queue, QueueSignal signal, JsonCodec json) {
+    public RunOutbox(QueueRepository queue, QueueSignal signal, JsonCodec json,
+                     TransactionSynchronizationRegistry transactions) {
         this.queue = queue;
         this.signal = signal;
         this.json = json;
+        this.transactions = transactions;
     }
 
     /** The queue rows for one run's effects. */
@@ -53,6 +60,41 @@ public class RunOutbox {
     public void write(Collection<NewQueueItem> items, Instant now) {
         queue.enqueue(items, now);
         wakeFor(items, now);
+    }
+
+    /**
+     * Writes the rows as {@link #write} does, except the steps this pod can run now on slots {@code local} has free:
+     * those are leased to it in the same transaction (eager dispatch: a run's first step, a chain's next step, runs
+     * here without a claim), and handed to {@code local} once the transaction has ended, to run if it committed, their
+     * slots freed if it rolled back. The slots are reserved here, after the tick, for exactly the steps it dispatched.
+     * Returns what it leased.
+     */
+    public List<QueueItem> dispatch(List<NewQueueItem> items, LocalSteps local, Instant now) {
+        LocalSteps.Reservation reserved = local.reserveFor(items, now);
+        if (reserved.slots() == 0) {
+            write(items, now);
+            return List.of();
+        }
+        List<List<NewQueueItem>> split = reserved.split(items, now);
+        List<QueueItem> leased;
+        try {
+            leased = queue.enqueueLeased(split.get(0), reserved.owner(), reserved.lease(), now);
+            transactions.registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    local.handOver(reserved, status == Status.STATUS_COMMITTED ? leased : List.of());
+                }
+            });
+        } catch (RuntimeException failed) {
+            local.handOver(reserved, List.of());
+            throw failed;
+        }
+        write(split.get(1), now);
+        return leased;
     }
 
     /** Wakes, after the commit, the loops of this JVM that can take these rows. */

@@ -14,11 +14,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import dev.ductor.queue.NewQueueItem;
-import dev.ductor.queue.QueueItem;
-import dev.ductor.queue.QueueRepository;
-import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import org.hibernate.Session;
 
@@ -63,17 +58,12 @@ public class RunStarter {
     private final Clock clock;
     private final RunHistory history;
     private final RunOutbox outbox;
-    private final QueueRepository queue;
     private final LocalSteps localSteps;
-    private final TransactionSynchronizationRegistry transactions;
 
     @Inject
     public RunStarter(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, RunQueries queries,
-                      JsonCodec json, Clock clock, RunHistory history, RunOutbox outbox, QueueRepository queue,
-                      LocalSteps localSteps, TransactionSynchronizationRegistry transactions) {
-        this.queue = queue;
+                      JsonCodec json, Clock clock, RunHistory history, RunOutbox outbox, LocalSteps localSteps) {
         this.localSteps = localSteps;
-        this.transactions = transactions;
         this.history = history;
         this.outbox = outbox;
         this.em = em;
@@ -153,7 +143,7 @@ public class RunStarter {
                     nodes, r.request().input(), f.first().output(), 0, now, now)), null);
         }
         this.history.append(history, now);
-        dispatch(items, now);
+        outbox.dispatch(items, localSteps, now); // eager: the first steps this pod can run, leased to it
         return List.of(results);
     }
 
@@ -226,36 +216,6 @@ public class RunStarter {
                     "a start of workflow '" + r.workflow() + "'"));
         }
         return new Result(new Started(false, queries.view(existing)), null);
-    }
-
-    /**
-     * Queues the first steps, leasing those this pod can run now to it (eager dispatch, as a group commit does for a
-     * chain's next steps): they start once this transaction has committed, without a claim. A rollback hands the
-     * reserved slots back and nothing runs.
-     */
-    private void dispatch(List<NewQueueItem> items, Instant now) {
-        GroupCommit.Eager eager = localSteps.reserveFor(items, now);
-        List<List<NewQueueItem>> split = eager.split(items, now);
-        List<QueueItem> leased;
-        try {
-            leased = queue.enqueueLeased(split.get(0), eager.owner(), eager.lease(), now);
-        } catch (RuntimeException failed) {
-            localSteps.handOver(eager, List.of());
-            throw failed;
-        }
-        if (eager.slots() > 0) {
-            transactions.registerInterposedSynchronization(new Synchronization() {
-                @Override
-                public void beforeCompletion() {
-                }
-
-                @Override
-                public void afterCompletion(int status) {
-                    localSteps.handOver(eager, status == Status.STATUS_COMMITTED ? leased : List.of());
-                }
-            });
-        }
-        outbox.write(split.get(1), now);
     }
 
     /** A run started before fingerprints were stored has none: its key can only be answered as a repeat. */

@@ -8,7 +8,6 @@ import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.queue.TierWeights;
-import dev.ductor.run.GroupCommit;
 import dev.ductor.run.LocalSteps;
 import dev.ductor.run.StepReport;
 import dev.ductor.queue.NewQueueItem;
@@ -135,7 +134,6 @@ public class InProcessWorker implements LocalSteps {
                 }
                 int free = 1 + slots.drainPermits();
                 int claimed = 0;
-                long nudges = signal.generation(QueueSignal.Channel.STEP_WORKERS); // before: a nudge mid-claim counts
                 try {
                     claimed = claim(free);
                 } finally {
@@ -144,10 +142,12 @@ public class InProcessWorker implements LocalSteps {
                 backoff = idle;
                 emptyRounds = claimed == 0 ? emptyRounds + 1 : 0;
                 // Fewer tasks than free slots: the queue had no more due for this pod just now, so claiming again
-                // at once would come back empty. Wait for a task queued here (or one queued while this claim ran),
-                // or the idle interval for those queued by other pods. Under chain3 every productive claim was
-                // followed by an empty one, as many claims again as needed.
-                if (claimed < free && signal.awaitSince(QueueSignal.Channel.STEP_WORKERS, nudges,
+                // at once would come back empty (under chain3 every productive claim was followed by an empty one).
+                // Wait for a task queued here, or the idle interval for those queued by other pods. A task queued
+                // while the claim ran waits that interval too, on purpose: a claim holds every free slot while it
+                // runs, so a claimer that claimed again on each such nudge would keep the slots from the starts and
+                // group commits that could lease their steps without any claim, and feed itself (EagerStartTest).
+                if (claimed < free && signal.await(QueueSignal.Channel.STEP_WORKERS,
                         QueueSignal.idleWait(idle, emptyRounds))) {
                     emptyRounds = 0; // a step was queued here: claim promptly again until the queue runs dry
                 }
@@ -202,43 +202,29 @@ public class InProcessWorker implements LocalSteps {
         }
     }
 
-    /** Reserves up to {@code max} free slots without waiting; returns how many it got. */
-    int reserveSlots(int max) {
-        int got = 0;
-        while (got < max && running && slots.tryAcquire()) {
-            got++;
-        }
-        return got;
-    }
-
-    void releaseSlots(int count) {
-        slots.release(count);
-    }
-
     @Override
-    public GroupCommit.Eager reserveFor(List<NewQueueItem> items, java.time.Instant now) {
+    public LocalSteps.Reservation reserveFor(List<NewQueueItem> items, java.time.Instant now) {
         if (!running) {
-            return GroupCommit.Eager.NONE;
+            return LocalSteps.Reservation.NONE;
         }
-        int wanted = GroupCommit.Eager.wanted(items, this::runsHere, now);
-        int reserved = wanted == 0 ? 0 : reserveSlots(wanted);
-        return reserved == 0 ? GroupCommit.Eager.NONE
-                : new GroupCommit.Eager(reserved, this::runsHere, owner(), config.worker().lease());
+        int wanted = LocalSteps.Reservation.wanted(items, this::runsHere, now);
+        int reserved = 0;
+        while (reserved < wanted && running && slots.tryAcquire()) {
+            reserved++;
+        }
+        return reserved == 0 ? LocalSteps.Reservation.NONE
+                : new LocalSteps.Reservation(reserved, this::runsHere, pod.name(), config.worker().lease());
     }
 
     @Override
-    public void handOver(GroupCommit.Eager reserved, List<QueueItem> leased) {
-        releaseSlots(reserved.slots() - leased.size());
+    public void handOver(LocalSteps.Reservation reserved, List<QueueItem> leased) {
+        slots.release(reserved.slots() - leased.size());
         leased.forEach(this::runLeased);
     }
 
     /** Whether a handler is one of this process's own, so a step of it can run here. */
-    boolean runsHere(String handler) {
+    private boolean runsHere(String handler) {
         return handlers.inProcess(handler).isPresent();
-    }
-
-    String owner() {
-        return pod.name();
     }
 
     /** Whether the step of this task is still on one of this pod's slots. */

@@ -95,15 +95,12 @@ public class StepReporter {
     }
 
     /**
-     * Commits the batch, letting it lease as many of the steps it dispatches to this pod as there are free slots
-     * (eager dispatch: a chain's next step runs here without a claim); those start once the commit is durable.
+     * Commits the batch; the steps it dispatches that this pod can run at once are leased to it in the same commit
+     * (eager dispatch: a chain's next step runs here without a claim) and start once the commit is durable.
      */
     private void commit(List<StepReport> batch) {
-        int reserved = worker.reserveSlots(batch.size());
-        List<dev.ductor.queue.QueueItem> leased = List.of();
         try {
-            leased = groupCommit.apply(batch, new GroupCommit.Eager(reserved, worker::runsHere, worker.owner(),
-                    config.worker().lease())).leased();
+            groupCommit.apply(batch, worker);
         } catch (RuntimeException groupFailed) {
             LOG.warnf("a group commit of %d step results failed (%s); reporting them one by one", batch.size(),
                     groupFailed.getMessage());
@@ -117,9 +114,6 @@ public class StepReporter {
                             + " the attempt be retried", report.taskId(), report.runId(), failed.getMessage());
                 }
             }
-        } finally {
-            worker.releaseSlots(reserved - leased.size());
         }
-        leased.forEach(worker::runLeased);
     }
 }

@@ -80,7 +80,7 @@ class GroupCommitTest {
         List<Claimed> runs = startedChains(5);
         List<Long> before = runs.stream().map(c -> fixtures.version(c.runId())).toList();
 
-        GroupCommit.Outcome outcome = groupCommit.apply(runs.stream().map(Claimed::completed).toList(), GroupCommit.Eager.NONE);
+        GroupCommit.Outcome outcome = groupCommit.apply(runs.stream().map(Claimed::completed).toList(), LocalSteps.NONE);
 
         assertEquals(new GroupCommit.Outcome(5, 0, 0), outcome);
         for (int i = 0; i < runs.size(); i++) {
@@ -99,12 +99,14 @@ class GroupCommitTest {
     @Test
     void aCommitLeasesAsManyNextStepsToItsPodAsItHasSlotsAndQueuesTheRest() {
         List<Claimed> runs = startedChains(3);
-        GroupCommit.Eager eager = new GroupCommit.Eager(2, "noop"::equals, "pod-eager", java.time.Duration.ofSeconds(30));
+        FixedSlots eager = new FixedSlots(2, "noop"::equals);
 
         GroupCommit.Outcome outcome = groupCommit.apply(runs.stream().map(Claimed::completed).toList(), eager);
 
         assertEquals(3, outcome.committed());
         assertEquals(2, outcome.leased().size(), "two slots: two next steps leased to this pod");
+        assertEquals(outcome.leased(), eager.handedOver, "handed to the pod's worker once the commit ended");
+        assertEquals(1, eager.reservations, "slots reserved once, after the tick, for the steps it dispatched");
         for (QueueItem next : outcome.leased()) {
             assertEquals("n1", next.nodeId());
             assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE id = ?1 AND lease_token = ?2"
@@ -119,14 +121,14 @@ class GroupCommitTest {
 
         QueueItem leased = outcome.leased().get(0);
         GroupCommit.Outcome next = groupCommit.apply(List.of(StepReport.completed(leased.id(), leased.leaseToken(),
-                leased.runId(), leased.nodeId(), leased.attempt(), leased.tenant(), leased.tier(), null)), GroupCommit.Eager.NONE);
+                leased.runId(), leased.nodeId(), leased.attempt(), leased.tenant(), leased.tier(), null)), LocalSteps.NONE);
         assertEquals(1, next.committed(), "an eagerly leased step reports like a claimed one, fenced by its token");
     }
 
     @Test
     void aStepOfAHandlerThisPodCannotRunIsNeverLeasedToIt() {
         Claimed run = startedChains(1).get(0);
-        GroupCommit.Eager nothingRunsHere = new GroupCommit.Eager(8, handler -> false, "pod-eager", java.time.Duration.ofSeconds(30));
+        FixedSlots nothingRunsHere = new FixedSlots(8, handler -> false);
 
         assertEquals(List.of(), groupCommit.apply(List.of(run.completed()), nothingRunsHere).leased());
         assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND node_id = 'n1'"
@@ -139,7 +141,7 @@ class GroupCommitTest {
         UUID runId = fixtures.start(TENANT, workflow);
         QueueItem task = fixtures.claimTasks(runId, Set.of("noop")).get(0);
 
-        groupCommit.apply(List.of(new Claimed(runId, task).completed()), GroupCommit.Eager.NONE);
+        groupCommit.apply(List.of(new Claimed(runId, task).completed()), LocalSteps.NONE);
 
         assertEquals("SUCCEEDED", fixtures.status(runId));
         assertEquals(0, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1", runId));
@@ -152,7 +154,7 @@ class GroupCommitTest {
         StepReport stale = StepReport.completed(run.task().id(), UUID.randomUUID(), run.runId(), run.task().nodeId(),
                 run.task().attempt(), TENANT, run.task().tier(), null);
 
-        assertEquals(new GroupCommit.Outcome(0, 0, 1), groupCommit.apply(List.of(stale), GroupCommit.Eager.NONE));
+        assertEquals(new GroupCommit.Outcome(0, 0, 1), groupCommit.apply(List.of(stale), LocalSteps.NONE));
 
         assertEquals(before, fixtures.version(run.runId()));
         assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE id = ?1", run.task().id()),
@@ -188,7 +190,7 @@ class GroupCommitTest {
 
         long raced = fixtures.version(contended.runId());
         GroupCommit.Outcome outcome = raceAgainstAnotherPod(contended.runId(), raced,
-                () -> groupCommit.apply(runs.stream().map(Claimed::completed).toList(), GroupCommit.Eager.NONE));
+                () -> groupCommit.apply(runs.stream().map(Claimed::completed).toList(), LocalSteps.NONE));
 
         assertEquals(new GroupCommit.Outcome(2, 1, 0), outcome);
         assertEquals(raced + 1, fixtures.version(contended.runId()), "only the other pod's write landed on the lost run");
@@ -235,7 +237,7 @@ class GroupCommitTest {
             assertEquals(1, tamper.executeUpdate());
         }
 
-        GroupCommit.Outcome outcome = groupCommit.apply(runs.stream().map(Claimed::completed).toList(), GroupCommit.Eager.NONE);
+        GroupCommit.Outcome outcome = groupCommit.apply(runs.stream().map(Claimed::completed).toList(), LocalSteps.NONE);
 
         assertEquals(1, outcome.committed());
         assertEquals(1, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND consumed_at IS NULL",
@@ -259,5 +261,31 @@ class GroupCommitTest {
             }
         }
         throw new AssertionError("the commit under test never waited for the other pod's row lock");
+    }
+
+    /** A pod's worker with a fixed number of free slots, recording what each commit hands over to it. */
+    static final class FixedSlots implements LocalSteps {
+        private final int free;
+        private final java.util.function.Predicate<String> runsHere;
+        final List<QueueItem> handedOver = new java.util.ArrayList<>();
+        int reservations;
+
+        FixedSlots(int free, java.util.function.Predicate<String> runsHere) {
+            this.free = free;
+            this.runsHere = runsHere;
+        }
+
+        @Override
+        public Reservation reserveFor(List<dev.ductor.queue.NewQueueItem> items, java.time.Instant now) {
+            reservations++;
+            int slots = Math.min(free, Reservation.wanted(items, runsHere, now));
+            return slots == 0 ? Reservation.NONE
+                    : new Reservation(slots, runsHere, "pod-eager", java.time.Duration.ofSeconds(30));
+        }
+
+        @Override
+        public void handOver(Reservation reserved, List<QueueItem> leased) {
+            handedOver.addAll(leased);
+        }
     }
 }

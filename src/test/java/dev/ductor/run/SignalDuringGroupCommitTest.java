@@ -79,7 +79,7 @@ class SignalDuringGroupCommitTest {
                 lock.executeQuery().close();
             }
             CompletableFuture<GroupCommit.Outcome> commit = CompletableFuture.supplyAsync(
-                    () -> groupCommit.apply(List.of(completed), GroupCommit.Eager.NONE));
+                    () -> groupCommit.apply(List.of(completed), LocalSteps.NONE));
             LockHolder.awaitSomeoneBlocked(dataSource);
 
             operations.signal(TENANT, runId, "approve", fixtures.json("{}"), "approve-1");
@@ -134,6 +134,32 @@ class SignalDuringGroupCommitTest {
                 return;
             }
             coordinator.process(runId, claimed);
+        }
+    }
+
+    /** A pod's worker with a fixed number of free slots, recording what each commit hands over to it. */
+    static final class FixedSlots implements LocalSteps {
+        private final int free;
+        private final java.util.function.Predicate<String> runsHere;
+        final List<QueueItem> handedOver = new java.util.ArrayList<>();
+        int reservations;
+
+        FixedSlots(int free, java.util.function.Predicate<String> runsHere) {
+            this.free = free;
+            this.runsHere = runsHere;
+        }
+
+        @Override
+        public Reservation reserveFor(List<dev.ductor.queue.NewQueueItem> items, java.time.Instant now) {
+            reservations++;
+            int slots = Math.min(free, Reservation.wanted(items, runsHere, now));
+            return slots == 0 ? Reservation.NONE
+                    : new Reservation(slots, runsHere, "pod-eager", java.time.Duration.ofSeconds(30));
+        }
+
+        @Override
+        public void handOver(Reservation reserved, List<QueueItem> leased) {
+            handedOver.addAll(leased);
         }
     }
 }

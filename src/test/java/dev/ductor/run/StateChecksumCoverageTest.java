@@ -135,7 +135,7 @@ class StateChecksumCoverageTest {
         sql("UPDATE eec_workflow_run SET status = 'FAILED' WHERE run_id = ?", runId);
         try {
             groupCommit.apply(List.of(StepReport.completed(task.id(), task.leaseToken(), runId, task.nodeId(), task.attempt(),
-                    task.tenant(), task.tier(), null)), GroupCommit.Eager.NONE);
+                    task.tenant(), task.tier(), null)), LocalSteps.NONE);
 
             assertEquals(1, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND consumed_at IS NULL", runId),
                     "the result waits in the inbox, where the coordinator refuses (and reports) the forged state,"

@@ -97,9 +97,12 @@ class StaleLeaseStepTest {
         return leased.get(0);
     }
 
+    /** Hands the task to the worker as a commit that leased it would: a slot reserved, then the lease handed over. */
     private void run(QueueItem task) {
-        assertEquals(1, worker.reserveSlots(1), "a free slot");
-        worker.runLeased(task);
+        dev.ductor.run.LocalSteps.Reservation slot = worker.reserveFor(List.of(NewQueueItem.task(TENANT, "standard",
+                task.runId(), task.nodeId(), task.attempt(), task.handler(), null, "{}", clock.instant())), clock.instant());
+        assertEquals(1, slot.slots(), "a free slot");
+        worker.handOver(slot, List.of(task));
     }
 
     private void awaitStepEnded(QueueItem task) throws InterruptedException {
