@@ -3,6 +3,7 @@ package dev.ductor.run;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.database.IndexLookups;
 import dev.ductor.metrics.DuctorMetrics;
+import dev.ductor.metrics.TickOutcome;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;

@@ -6,9 +6,9 @@ import dev.ductor.config.JsonCodec;
 import dev.ductor.error.NotFoundException;
 import dev.ductor.error.PreconditionRequiredException;
 import dev.ductor.error.VersionConflictException;
+import dev.ductor.workflow.model.Handlers;
 import dev.ductor.workflow.model.DefinitionParser;
 import dev.ductor.workflow.model.WorkflowDefinition;
-import dev.ductor.worker.StepHandlers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -40,13 +40,13 @@ public class WorkflowService {
 
     private final EntityManager em;
     private final JsonCodec json;
-    private final StepHandlers handlers;
+    private final Handlers handlers;
     private final Clock clock;
     /** Revisions are immutable, so a cache never goes stale. */
     private final Map<WorkflowRevisionEntity.Key, WorkflowDefinition> revisions = new ConcurrentHashMap<>();
 
     @Inject
-    public WorkflowService(EntityManager em, JsonCodec json, StepHandlers handlers, Clock clock) {
+    public WorkflowService(EntityManager em, JsonCodec json, Handlers handlers, Clock clock) {
         this.em = em;
         this.json = json;
         this.handlers = handlers;
