@@ -8,6 +8,7 @@ import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TaskLeases;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.RunSnapshot;
 import dev.ductor.run.core.Tick;
@@ -92,6 +93,7 @@ public class GroupCommit {
 
 
     private final QueueRepository queue;
+    private final TaskLeases leases;
     private final RunRows runs;
     private final RunLoader loader;
     private final RunInbox inbox;
@@ -104,11 +106,12 @@ public class GroupCommit {
     private final IndexLookups indexLookups;
 
     @Inject
-    public GroupCommit(QueueRepository queue, RunRows runs, RunLoader loader, RunInbox inbox, RunHistory history,
+    public GroupCommit(QueueRepository queue, TaskLeases leases, RunRows runs, RunLoader loader, RunInbox inbox, RunHistory history,
                        RunOutbox outbox, NodeStatesCodec codec, JsonCodec json, DuctorMetrics metrics, Clock clock,
                        IndexLookups indexLookups) {
         this.indexLookups = indexLookups;
         this.queue = queue;
+        this.leases = leases;
         this.runs = runs;
         this.loader = loader;
         this.inbox = inbox;
@@ -128,7 +131,7 @@ public class GroupCommit {
         long started = System.nanoTime();
         Instant now = clock.instant();
         indexLookups.forThisTransaction();
-        Set<Long> taken = queue.takeLeasedTasks(reports.stream().map(StepReport::taskId).toList(),
+        Set<Long> taken = leases.takeLeasedTasks(reports.stream().map(StepReport::taskId).toList(),
                 reports.stream().map(StepReport::leaseToken).toList());
         // Sorted by run id: the order in which every multi-run writer locks run rows (see RunRows#update).
         Map<UUID, List<StepReport>> byRun = new TreeMap<>();

@@ -120,6 +120,26 @@ public class WorkflowService {
         em.persist(entity);
     }
 
+    /**
+     * The predicate "node {@code node} is a signal node of the revision the run {@code run} is pinned to", for a
+     * statement of the run's owner that must decide it in SQL (the watchdog's scan skips runs parked on a signal).
+     */
+    public static String isSignalNodeOfRun(String run, String node) {
+        return ("EXISTS (SELECT 1 FROM eec_workflow_revision w WHERE w.tenant = %1$s.tenant AND w.name = %1$s.workflow_name"
+                + " AND w.revision = %1$s.workflow_revision"
+                + " AND w.definition -> 'nodes' @> jsonb_build_array(jsonb_build_object('id', %2$s, 'type', 'signal')))")
+                .formatted(run, node);
+    }
+
+    /** Whether the tenant has a workflow of this name (without reading its definition). */
+    @Transactional
+    public boolean exists(String tenant, String name) {
+        return !em.createNativeQuery("SELECT 1 FROM eec_workflow_definition WHERE tenant = ?1 AND name = ?2")
+                .setParameter(1, tenant)
+                .setParameter(2, name)
+                .getResultList().isEmpty();
+    }
+
     @Transactional
     public StoredWorkflow get(String tenant, String name) {
         WorkflowDefinitionEntity entity = find(tenant, name);
