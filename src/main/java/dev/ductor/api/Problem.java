@@ -1,5 +1,6 @@
 package dev.ductor.api;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
@@ -10,6 +11,7 @@ import java.util.Map;
 /** An RFC 9457 problem document; extension members are written at the top level beside the standard ones. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"type", "title", "status", "detail", "instance"})
+@RegisterForReflection
 public record Problem(String type, String title, int status, String detail, String instance,
                       @com.fasterxml.jackson.annotation.JsonIgnore Map<String, Object> extensions) {
 

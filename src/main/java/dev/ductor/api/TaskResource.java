@@ -8,7 +8,7 @@ import dev.ductor.error.NotFoundException;
 import dev.ductor.run.RunQueries;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.TierWeights;
-import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TaskClaim;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.security.CallerContext;
 import dev.ductor.worker.TaskResults;
@@ -52,7 +52,7 @@ public class TaskResource {
     private static final int MAX_CLAIM = 100;
 
     @Inject
-    QueueRepository queue;
+    TaskClaim queue;
 
     @Inject
     QueueSignal signal;

@@ -1,6 +1,5 @@
 package dev.ductor.metrics;
 
-import dev.ductor.run.TickOutcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;

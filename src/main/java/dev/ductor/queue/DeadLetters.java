@@ -78,24 +78,27 @@ public class DeadLetters {
     }
 
     /** The run's dead letters, if it has any and it is the tenant's. */
-    @SuppressWarnings("unchecked")
     public Optional<Summary> of(String tenant, UUID runId) {
-        List<Object[]> rows = em.createNativeQuery(SUMMARY + " WHERE tenant = ?1 AND run_id = ?2 AND dead_lettered_at IS NOT NULL"
-                        + " GROUP BY run_id")
-                .setParameter(1, tenant)
-                .setParameter(2, runId)
-                .getResultList();
-        return rows.stream().map(DeadLetters::summary).findFirst();
+        return summaries(tenant, runId, 1).stream().findFirst();
     }
 
     /** The tenant's parked runs, longest parked first. */
-    @SuppressWarnings("unchecked")
     public List<Summary> list(String tenant, int limit) {
-        List<Object[]> rows = em.createNativeQuery(SUMMARY + " WHERE tenant = ?1 AND dead_lettered_at IS NOT NULL"
-                        + " GROUP BY run_id ORDER BY min(dead_lettered_at), run_id LIMIT ?2")
-                .setParameter(1, tenant)
-                .setParameter(2, limit)
-                .getResultList();
+        return summaries(tenant, null, limit);
+    }
+
+    /** Per parked run of the tenant (of one run, unless {@code runId} is null), longest parked first. */
+    @SuppressWarnings("unchecked")
+    private List<Summary> summaries(String tenant, UUID runId, int limit) {
+        var query = em.createNativeQuery(SUMMARY + " WHERE tenant = :tenant AND dead_lettered_at IS NOT NULL"
+                        + (runId == null ? "" : " AND run_id = :runId")
+                        + " GROUP BY run_id ORDER BY min(dead_lettered_at), run_id LIMIT :limit")
+                .setParameter("tenant", tenant)
+                .setParameter("limit", limit);
+        if (runId != null) {
+            query.setParameter("runId", runId);
+        }
+        List<Object[]> rows = query.getResultList();
         return rows.stream().map(DeadLetters::summary).toList();
     }
 

@@ -3,9 +3,11 @@ package dev.ductor.run;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.database.IndexLookups;
 import dev.ductor.metrics.DuctorMetrics;
+import dev.ductor.metrics.TickOutcome;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TaskLeases;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.RunSnapshot;
 import dev.ductor.run.core.Tick;
@@ -56,6 +58,7 @@ public class GroupCommit {
     }
 
     private final QueueRepository queue;
+    private final TaskLeases leases;
     private final RunRows runs;
     private final RunLoader loader;
     private final RunInbox inbox;
@@ -68,11 +71,12 @@ public class GroupCommit {
     private final IndexLookups indexLookups;
 
     @Inject
-    public GroupCommit(QueueRepository queue, RunRows runs, RunLoader loader, RunInbox inbox, RunHistory history,
+    public GroupCommit(QueueRepository queue, TaskLeases leases, RunRows runs, RunLoader loader, RunInbox inbox, RunHistory history,
                        RunOutbox outbox, NodeStatesCodec codec, JsonCodec json, DuctorMetrics metrics, Clock clock,
                        IndexLookups indexLookups) {
         this.indexLookups = indexLookups;
         this.queue = queue;
+        this.leases = leases;
         this.runs = runs;
         this.loader = loader;
         this.inbox = inbox;
@@ -92,7 +96,7 @@ public class GroupCommit {
         long started = System.nanoTime();
         Instant now = clock.instant();
         indexLookups.forThisTransaction();
-        Set<Long> taken = queue.takeLeasedTasks(reports.stream().map(StepReport::taskId).toList(),
+        Set<Long> taken = leases.takeLeasedTasks(reports.stream().map(StepReport::taskId).toList(),
                 reports.stream().map(StepReport::leaseToken).toList());
         // Sorted by run id: the order in which every multi-run writer locks run rows (see RunRows#update).
         Map<UUID, List<StepReport>> byRun = new TreeMap<>();

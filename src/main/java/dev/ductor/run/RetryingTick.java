@@ -1,6 +1,7 @@
 package dev.ductor.run;
 
 import dev.ductor.metrics.DuctorMetrics;
+import dev.ductor.metrics.TickOutcome;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.TickResult;

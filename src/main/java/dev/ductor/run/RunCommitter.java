@@ -9,9 +9,7 @@ import dev.ductor.run.core.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.OptimisticLockException;
 import org.hibernate.Session;
-import org.hibernate.StaleStateException;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,7 +18,7 @@ import java.util.UUID;
 
 /**
  * Writes a tick's result in the caller's transaction: first the run row through Hibernate's versioned
- * UPDATE (so a lost race fails before anything else is written), then the history rows, the outbox
+ * UPDATE ({@link RunRows#write}, so a lost race fails before anything else is written), then the history rows, the outbox
  * (queue rows for every effect, and the superseded attempts of an operator's retry or skip taken off the queue)
  * and the consumed inbox rows. Nothing leaves the database before the
  * commit, so a losing tick leaves no trace and a crash after the commit loses nothing.
@@ -36,10 +34,12 @@ public class RunCommitter {
     private final QueueSignal signal;
     private final RunHistory history;
     private final RunOutbox outbox;
+    private final RunRows rows;
 
     @Inject
     public RunCommitter(EntityManager em, NodeStatesCodec codec, QueueRepository queue, RunInbox inbox, JsonCodec json,
-                        QueueSignal signal, RunHistory history, RunOutbox outbox) {
+                        QueueSignal signal, RunHistory history, RunOutbox outbox, RunRows rows) {
+        this.rows = rows;
         this.signal = signal;
         this.history = history;
         this.outbox = outbox;
@@ -52,20 +52,8 @@ public class RunCommitter {
 
     public void commit(LoadedRun loaded, TickResult result, Instant now) {
         WorkflowRunEntity run = loaded.entity();
-        long expected = run.dbRecordVersion;
-        run.status = result.status().name();
-        run.nodeStates = codec.write(result.nodes());
-        run.lastTransitionSeq = result.lastSeq();
-        run.output = json.write(result.output());
-        run.stateChecksum = checksum(run.tier, result);
-        run.updatedAt = now;
-        try {
-            em.flush();
-        } catch (OptimisticLockException | StaleStateException lost) {
-            long[] current = current(run.runId);
-            throw new RunConflictException(run.runId, expected, current == null ? null : current[0],
-                    current == null ? null : current[1]);
-        }
+        rows.write(run, result.status().name(), codec.write(result.nodes()), result.lastSeq(), json.write(result.output()),
+                checksum(run.tier, result), now);
         writeConsequences(run.runId, run.tenant, run.tier, result, now);
         inbox.markConsumed(result.consumedInputs(), now);
     }
@@ -118,21 +106,5 @@ public class RunCommitter {
     /** Wakes this JVM's coordinator loops when the current transaction commits (a wakeup was queued outside a tick). */
     public void nudgeAfterCommit() {
         signal.afterCommit(QueueSignal.Channel.COORDINATORS);
-    }
-
-    /**
-     * The version and seq the winner left, read on the same connection without flushing the failed session: a
-     * zero-row UPDATE is not an SQL error, so the transaction can still answer before it rolls back.
-     */
-    private long[] current(UUID runId) {
-        return em.unwrap(Session.class).doReturningWork(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(
-                    "SELECT db_record_version, last_transition_seq FROM eec_workflow_run WHERE run_id = ?")) {
-                statement.setObject(1, runId);
-                try (ResultSet rs = statement.executeQuery()) {
-                    return rs.next() ? new long[] {rs.getLong(1), rs.getLong(2)} : null;
-                }
-            }
-        });
     }
 }

@@ -14,9 +14,7 @@ import dev.ductor.run.core.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.OptimisticLockException;
 import jakarta.transaction.Transactional;
-import org.hibernate.StaleStateException;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -38,14 +36,16 @@ public class RunOperations {
     private final RunQueries queries;
     private final RunLoader loader;
     private final RunCommitter committer;
+    private final RunRows rows;
     private final RunInbox inbox;
     private final QueueRepository queue;
     private final DuctorMetrics metrics;
     private final Clock clock;
 
     @Inject
-    public RunOperations(EntityManager em, RunQueries queries, RunLoader loader, RunCommitter committer, RunInbox inbox,
-                         QueueRepository queue, DuctorMetrics metrics, Clock clock) {
+    public RunOperations(EntityManager em, RunQueries queries, RunLoader loader, RunCommitter committer, RunRows rows,
+                         RunInbox inbox, QueueRepository queue, DuctorMetrics metrics, Clock clock) {
+        this.rows = rows;
         this.em = em;
         this.queries = queries;
         this.loader = loader;
@@ -167,14 +167,12 @@ public class RunOperations {
         }
         boolean retier = patch.tier() != null && !patch.tier().equals(run.tier);
         if (retier) {
-            run.tier = patch.tier();
-            run.updatedAt = now;
+            rows.changeTier(run, patch.tier(), now);
         }
         if (!result.isNoop()) {
             committer.commit(loaded, result, now);
         } else {
-            run.stateChecksum = RunCommitter.checksum(run.tier, result); // the checksum covers the tier
-            flushVersioned(run);
+            rows.reseal(run, RunCommitter.checksum(run.tier, result)); // the checksum covers the tier
         }
         if (retier) {
             // After the versioned UPDATE: a native query before it would auto-flush the row a second time.
@@ -191,15 +189,5 @@ public class RunOperations {
         }
         inbox.markConsumed(met.discardedInputs(), now);
         return refusal.apply(queries.view(loaded.entity()));
-    }
-
-    /** A change without a tick (a new tier only) still goes through the versioned UPDATE. */
-    private void flushVersioned(WorkflowRunEntity run) {
-        long expected = run.dbRecordVersion;
-        try {
-            em.flush();
-        } catch (OptimisticLockException | StaleStateException lost) {
-            throw new RunConflictException(run.runId, expected, null, null);
-        }
     }
 }

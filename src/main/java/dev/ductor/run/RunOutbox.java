@@ -7,7 +7,7 @@ import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.run.core.Effect;
-import dev.ductor.worker.StepHandlers;
+import dev.ductor.workflow.model.Handlers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Status;
@@ -99,10 +99,10 @@ public class RunOutbox {
 
     /** Wakes, after the commit, the loops of this JVM that can take these rows. */
     public void wakeFor(Collection<NewQueueItem> items, Instant now) {
-        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && !StepHandlers.isExternal(i.handler()))) {
+        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && !Handlers.isExternal(i.handler()))) {
             signal.afterCommit(QueueSignal.Channel.STEP_WORKERS);
         }
-        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && StepHandlers.isExternal(i.handler()))) {
+        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && Handlers.isExternal(i.handler()))) {
             signal.afterCommit(QueueSignal.Channel.EXTERNAL_CLAIMS);
         }
         if (items.stream().anyMatch(i -> i.kind() != QueueKind.TASK && !i.availableAt().isAfter(now))) {

@@ -1,9 +1,12 @@
 package dev.ductor.run;
 
 import dev.ductor.config.JsonCodec;
+import dev.ductor.config.SqlTimestamps;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.NotFoundException;
 import dev.ductor.queue.DeadLetters;
+import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TaskLeases;
 import dev.ductor.run.core.NodeState;
 import dev.ductor.run.core.RunStatus;
 import dev.ductor.run.core.StateChecksum;
@@ -37,10 +40,13 @@ public class RunQueries {
     private final NodeStatesCodec codec;
     private final JsonCodec json;
     private final DeadLetters deadLetters;
+    private final TaskLeases leases;
 
     @Inject
-    public RunQueries(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, JsonCodec json, DeadLetters deadLetters) {
+    public RunQueries(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, JsonCodec json, DeadLetters deadLetters,
+                      TaskLeases leases) {
         this.deadLetters = deadLetters;
+        this.leases = leases;
         this.em = em;
         this.workflows = workflows;
         this.codec = codec;
@@ -106,13 +112,62 @@ public class RunQueries {
      */
     @Transactional
     public boolean taskBelongsTo(String tenant, long taskId) {
-        return (Boolean) em.createNativeQuery("""
-                        SELECT EXISTS (SELECT 1 FROM eec_queue_item WHERE id = ?1 AND kind = 'TASK' AND tenant = ?2)
-                            OR EXISTS (SELECT 1 FROM eec_run_inbox i JOIN eec_workflow_run r ON r.run_id = i.run_id
+        // The queue first: a report moves the task into the inbox in one commit, so a row gone from the queue by the
+        // first read is in the inbox by the second (each statement reads afresh under READ COMMITTED).
+        return leases.isTenants(tenant, taskId) || (Boolean) em.createNativeQuery("""
+                        SELECT EXISTS (SELECT 1 FROM eec_run_inbox i JOIN eec_workflow_run r ON r.run_id = i.run_id
                                         WHERE i.task_id = ?1 AND r.tenant = ?2)""")
                 .setParameter(1, taskId)
                 .setParameter(2, tenant)
                 .getSingleResult();
+    }
+
+    /** The tenant's RUNNING runs with this correlation key, oldest first (an event rule signals them). */
+    @Transactional
+    @SuppressWarnings("unchecked")
+    public List<UUID> runningByCorrelation(String tenant, String correlationKey) {
+        return ((List<Object>) em.createNativeQuery("""
+                        SELECT run_id FROM eec_workflow_run
+                         WHERE tenant = ?1 AND correlation_key = ?2 AND status = 'RUNNING' ORDER BY created_at, run_id""")
+                .setParameter(1, tenant)
+                .setParameter(2, correlationKey)
+                .getResultList()).stream().map(id -> id instanceof UUID uuid ? uuid : UUID.fromString(id.toString())).toList();
+    }
+
+    /**
+     * Old RUNNING runs (updated before {@code cutoff}, after the key {@code (afterUpdated, afterRun)}), for the
+     * watchdog, with no queue row of any kind (task, timer, wakeup, or a dead-lettered one an operator owns)
+     * and no node waiting for a signal: the WAITING signal nodes are found by joining the node states to the pinned
+     * revision, so parked runs are not even read (node states that are not an object, a corrupt row, are read as having
+     * no node, so that the run is examined and reported). Runs with pending inbox rows are included: they may need a
+     * wakeup. The queue and the revisions are asked by their owners' predicates, in this one statement: parked runs
+     * must not even be read, however many there are.
+     */
+    @Transactional
+    @SuppressWarnings("unchecked")
+    public List<Quiet> quietRuns(Instant cutoff, Instant afterUpdated, UUID afterRun, int limit) {
+        List<Object[]> rows = em.createNativeQuery("""
+                        SELECT r.run_id, r.updated_at FROM eec_workflow_run r
+                         WHERE r.status = 'RUNNING' AND r.updated_at < :cutoff
+                           AND (r.updated_at, r.run_id) > (:afterUpdated, :afterRun)
+                           AND %1$s
+                           AND NOT EXISTS (
+                               SELECT 1 FROM jsonb_each(CASE WHEN jsonb_typeof(r.node_states) = 'object'
+                                                             THEN r.node_states ELSE '{}' END) n(node, state)
+                                WHERE n.state ->> 'state' = 'WAITING' AND %2$s)
+                         ORDER BY r.updated_at, r.run_id
+                         LIMIT :limit""".formatted(QueueRepository.nothingQueuedFor("r.run_id"),
+                        WorkflowService.isSignalNodeOfRun("r", "n.node")))
+                .setParameter("cutoff", cutoff)
+                .setParameter("afterUpdated", afterUpdated)
+                .setParameter("afterRun", afterRun)
+                .setParameter("limit", limit)
+                .getResultList();
+        return rows.stream().map(row -> new Quiet((UUID) row[0], SqlTimestamps.toInstant(row[1]))).toList();
+    }
+
+    /** A run that has not committed for a while, and when it last did. */
+    public record Quiet(UUID runId, Instant updatedAt) {
     }
 
     /** Newest first, keyset-paginated on (created_at, run_id) so deep pages cost what the first does. */

@@ -3,7 +3,9 @@ package dev.ductor.run;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.OptimisticLockException;
 import org.hibernate.Session;
+import org.hibernate.StaleStateException;
 
 import java.sql.Array;
 import java.sql.PreparedStatement;
@@ -13,16 +15,28 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
- * Many runs' rows at once, for the group commit: one SELECT for all of them, and their versioned UPDATEs as one
- * JDBC batch. Plain JDBC on purpose: Hibernate's flush of a batch raises one exception for the whole batch when a
- * single row lost its race (and marks the transaction rollback-only), while the batch's own row counts tell
- * exactly which runs lost, so their neighbours still commit. The UPDATE is the same check as the entity's
- * {@code @Version}: pin the row, compare {@code db_record_version}, bump it by one; zero rows is a lost race.
+ * The one writer of the run row ({@code eec_workflow_run}); {@code ArchitectureTest} fails the build when any other
+ * class writes it (a statement on the table that is not a read, a field of {@link WorkflowRunEntity} set, a run entity
+ * persisted, merged or removed). Every change is the versioned UPDATE: the row is pinned by
+ * {@code db_record_version}, bumped by one, and a change that matched no row is a lost race, never a silent no-op.
+ * <ul>
+ *   <li>{@link #insert}: new runs, at version 0, in one JDBC batch ({@code RunStarter});</li>
+ *   <li>{@link #write}, {@link #changeTier}, {@link #reseal}: a loaded run's change, through Hibernate's
+ *   {@code @Version} UPDATE at the flush; a stale version raises and is turned into {@link RunConflictException}
+ *   ({@code RunCommitter}, {@code RunOperations});</li>
+ *   <li>{@link #load} and {@link #update}: many runs at once, for the group commit: one SELECT for all of them, and
+ *   their versioned UPDATEs as one JDBC batch whose row counts are checked one by one. Plain JDBC on purpose:
+ *   Hibernate's flush of a batch raises one exception for the whole batch when a single row lost its race (and marks
+ *   the transaction rollback-only), while the batch's own row counts tell exactly which runs lost, so their
+ *   neighbours still commit.</li>
+ * </ul>
  */
 @ApplicationScoped
 public class RunRows {
@@ -48,11 +62,124 @@ public class RunRows {
                    output = CAST(? AS jsonb), updated_at = ?, db_record_version = db_record_version + 1
              WHERE run_id = ? AND db_record_version = ?""";
 
+    /** A new run's row, with its first tick applied: {@link #insert} writes it at version 0. */
+    public record NewRun(UUID runId, String tenant, String workflowName, int revision, String status, String tier,
+                         String nodeStates, long lastSeq, String checksum, String input, String output,
+                         String idempotencyKey, String correlationKey, String fingerprint) {
+    }
+
+    private static final String INSERT = """
+            INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
+                                          last_transition_seq, state_checksum, db_record_version, input, output,
+                                          idempotency_key, correlation_key, created_at, updated_at, request_fingerprint)
+            VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, 0, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?, ?, ?)
+            ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING""";
+
     private final EntityManager em;
 
     @Inject
     public RunRows(EntityManager em) {
         this.em = em;
+    }
+
+    /**
+     * Inserts the runs in one JDBC batch (one multi-row INSERT on the wire); returns those inserted. A run whose
+     * idempotency key is taken, by an earlier start or by one before it in this very batch, is not: the unique index
+     * decides, through {@code ON CONFLICT DO NOTHING}, so two concurrent starts can never both win. Plain JDBC: on the
+     * hot path of every start, Hibernate's native-query handling cost more than the INSERT.
+     */
+    public Set<UUID> insert(List<NewRun> runs, Instant now) {
+        if (runs.isEmpty()) {
+            return Set.of();
+        }
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement(INSERT, new String[] {"run_id"})) {
+                OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
+                for (NewRun run : runs) {
+                    insert.setObject(1, run.runId());
+                    insert.setString(2, run.tenant());
+                    insert.setString(3, run.workflowName());
+                    insert.setInt(4, run.revision());
+                    insert.setString(5, run.status());
+                    insert.setString(6, run.tier());
+                    insert.setString(7, run.nodeStates());
+                    insert.setLong(8, run.lastSeq());
+                    insert.setString(9, run.checksum());
+                    insert.setString(10, run.input());
+                    insert.setString(11, run.output());
+                    insert.setString(12, run.idempotencyKey());
+                    insert.setString(13, run.correlationKey());
+                    insert.setObject(14, at);
+                    insert.setObject(15, at);
+                    insert.setString(16, run.fingerprint());
+                    insert.addBatch();
+                }
+                insert.executeBatch();
+                Set<UUID> inserted = new HashSet<>();
+                try (ResultSet keys = insert.getGeneratedKeys()) {
+                    while (keys.next()) {
+                        inserted.add(keys.getObject(1, UUID.class));
+                    }
+                }
+                return inserted;
+            }
+        });
+    }
+
+    /**
+     * A tick's new state on a loaded run, written at once by Hibernate's versioned UPDATE (so a lost race fails before
+     * anything else of the tick is written). A stale version is {@link RunConflictException}, naming the version and
+     * seq the winner left.
+     */
+    public void write(WorkflowRunEntity run, String status, String nodeStates, long lastSeq, String output, String checksum,
+                      Instant now) {
+        long expected = run.dbRecordVersion;
+        run.status = status;
+        run.nodeStates = nodeStates;
+        run.lastTransitionSeq = lastSeq;
+        run.output = output;
+        run.stateChecksum = checksum;
+        run.updatedAt = now;
+        try {
+            em.flush();
+        } catch (OptimisticLockException | StaleStateException lost) {
+            long[] current = current(run.runId);
+            throw new RunConflictException(run.runId, expected, current == null ? null : current[0],
+                    current == null ? null : current[1]);
+        }
+    }
+
+    /** An operator's new tier, written with the run's next {@link #write} or {@link #reseal}. */
+    public void changeTier(WorkflowRunEntity run, String tier, Instant now) {
+        run.tier = tier;
+        run.updatedAt = now;
+    }
+
+    /** A change without a tick (a new tier only) under a new seal, still through the versioned UPDATE. */
+    public void reseal(WorkflowRunEntity run, String checksum) {
+        long expected = run.dbRecordVersion;
+        run.stateChecksum = checksum;
+        try {
+            em.flush();
+        } catch (OptimisticLockException | StaleStateException lost) {
+            throw new RunConflictException(run.runId, expected, null, null);
+        }
+    }
+
+    /**
+     * The version and seq the winner left, read on the same connection without flushing the failed session: a
+     * zero-row UPDATE is not an SQL error, so the transaction can still answer before it rolls back.
+     */
+    private long[] current(UUID runId) {
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "SELECT db_record_version, last_transition_seq FROM eec_workflow_run WHERE run_id = ?")) {
+                statement.setObject(1, runId);
+                try (ResultSet rs = statement.executeQuery()) {
+                    return rs.next() ? new long[] {rs.getLong(1), rs.getLong(2)} : null;
+                }
+            }
+        });
     }
 
     public Map<UUID, Row> load(Collection<UUID> runIds) {

@@ -15,18 +15,12 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import dev.ductor.queue.NewQueueItem;
 import jakarta.transaction.Transactional;
-import org.hibernate.Session;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.LinkedHashMap;
@@ -43,13 +37,6 @@ import java.util.UUID;
 @ApplicationScoped
 public class RunStarter {
 
-    private static final String INSERT = """
-            INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
-                                          last_transition_seq, state_checksum, db_record_version, input, output,
-                                          idempotency_key, correlation_key, created_at, updated_at, request_fingerprint)
-            VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, 0, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?, ?, ?)
-            ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING""";
-
     private final EntityManager em;
     private final WorkflowService workflows;
     private final NodeStatesCodec codec;
@@ -59,10 +46,13 @@ public class RunStarter {
     private final RunHistory history;
     private final RunOutbox outbox;
     private final LocalSteps localSteps;
+    private final RunRows rows;
 
     @Inject
     public RunStarter(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, RunQueries queries,
-                      JsonCodec json, Clock clock, RunHistory history, RunOutbox outbox, LocalSteps localSteps) {
+                      JsonCodec json, Clock clock, RunHistory history, RunOutbox outbox, LocalSteps localSteps,
+                      RunRows rows) {
+        this.rows = rows;
         this.localSteps = localSteps;
         this.history = history;
         this.outbox = outbox;
@@ -163,49 +153,18 @@ public class RunStarter {
         return new Fresh(index, r, runId, pinned, first, ordered);
     }
 
-    /**
-     * Inserts the runs in one JDBC batch (one multi-row INSERT on the wire); returns those inserted. A run whose
-     * idempotency key is taken, by an earlier start or by one before it in this very batch, is not: the unique index
-     * decides, through {@code ON CONFLICT DO NOTHING}, so two concurrent starts can never both win. Plain JDBC: on the
-     * hot path of every start, Hibernate's native-query handling cost more than the INSERT.
-     */
+    /** The runs' rows, inserted by {@link RunRows#insert} in one batch; returns those inserted (a taken key is not). */
     private Set<UUID> insert(List<Fresh> fresh, Instant now) {
-        if (fresh.isEmpty()) {
-            return Set.of();
+        List<RunRows.NewRun> runs = new ArrayList<>(fresh.size());
+        for (Fresh f : fresh) {
+            StartRequest request = f.request().request();
+            runs.add(new RunRows.NewRun(f.runId(), f.request().tenant(), f.request().workflow(), f.pinned().revision(),
+                    f.first().status().name(), request.tier(), codec.write(f.nodes()), f.first().lastSeq(),
+                    RunCommitter.checksum(request.tier(), f.first()), json.write(request.input()), json.write(f.first().output()),
+                    request.idempotencyKey(), request.correlationKey(),
+                    request.idempotencyKey() == null ? null : request.fingerprint()));
         }
-        return em.unwrap(Session.class).doReturningWork(connection -> {
-            try (PreparedStatement insert = connection.prepareStatement(INSERT, new String[] {"run_id"})) {
-                OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
-                for (Fresh f : fresh) {
-                    StartRequest request = f.request().request();
-                    insert.setObject(1, f.runId());
-                    insert.setString(2, f.request().tenant());
-                    insert.setString(3, f.request().workflow());
-                    insert.setInt(4, f.pinned().revision());
-                    insert.setString(5, f.first().status().name());
-                    insert.setString(6, request.tier());
-                    insert.setString(7, codec.write(f.nodes()));
-                    insert.setLong(8, f.first().lastSeq());
-                    insert.setString(9, RunCommitter.checksum(request.tier(), f.first()));
-                    insert.setString(10, json.write(request.input()));
-                    insert.setString(11, json.write(f.first().output()));
-                    insert.setString(12, request.idempotencyKey());
-                    insert.setString(13, request.correlationKey());
-                    insert.setObject(14, at);
-                    insert.setObject(15, at);
-                    insert.setString(16, request.idempotencyKey() == null ? null : request.fingerprint());
-                    insert.addBatch();
-                }
-                insert.executeBatch();
-                Set<UUID> inserted = new HashSet<>();
-                try (ResultSet keys = insert.getGeneratedKeys()) {
-                    while (keys.next()) {
-                        inserted.add(keys.getObject(1, UUID.class));
-                    }
-                }
-                return inserted;
-            }
-        });
+        return rows.insert(runs, now);
     }
 
     /** A start whose idempotency key was taken: the run it names, or a refusal when the request differs. */

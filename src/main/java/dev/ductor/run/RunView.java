@@ -1,5 +1,6 @@
 package dev.ductor.run;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -14,6 +15,7 @@ import java.util.UUID;
  * so a page still serves; a single GET of it is refused instead).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@RegisterForReflection
 public record RunView(
         UUID runId,
         String workflow,
@@ -53,10 +55,12 @@ public record RunView(
     }
 
     /** The run's wakeups and timers dead-lettered after {@code failedDeliveries} failed ticks; see operations.md. */
+    @RegisterForReflection
     public record DeadLetters(int items, int failedDeliveries, String lastError, Instant since) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @RegisterForReflection
     public record NodeView(String state, int attempts, JsonNode output, String error) {
     }
 }

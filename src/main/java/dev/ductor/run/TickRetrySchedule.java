@@ -1,5 +1,6 @@
 package dev.ductor.run;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.faulttolerance.api.CustomBackoffStrategy;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -11,6 +12,7 @@ import java.util.List;
  * 20 ms, 40 ms and 1 s, from {@code ductor.coordinator.retry-delays}. SmallRye creates one strategy per
  * invocation, so the position in the schedule is plain instance state.
  */
+@RegisterForReflection
 public class TickRetrySchedule implements CustomBackoffStrategy {
 
     private List<Duration> delays;

@@ -14,8 +14,8 @@ import java.util.UUID;
 
 /**
  * A run row. {@code dbRecordVersion} is the JPA version: every flush of a change is Hibernate's
- * {@code UPDATE ... WHERE run_id = ? AND db_record_version = ?}, and zero rows raise. Only the
- * coordinator's commit ({@link RunCommitter}) changes a loaded run.
+ * {@code UPDATE ... WHERE run_id = ? AND db_record_version = ?}, and zero rows raise. Only {@link RunRows}, the one
+ * writer of the run row, sets its fields (ArchitectureTest checks it).
  */
 @Entity
 @Table(name = "eec_workflow_run")

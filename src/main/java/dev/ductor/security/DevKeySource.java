@@ -1,7 +1,6 @@
 package dev.ductor.security;
 
-import io.quarkus.runtime.ExecutionMode;
-import org.eclipse.microprofile.config.spi.ConfigSource;
+import dev.ductor.config.LazyConfigSource;
 
 import java.nio.file.Path;
 import java.util.Set;
@@ -14,12 +13,10 @@ import static dev.ductor.security.JwtSettings.VERIFY_KEY;
 import static dev.ductor.security.JwtSettings.VERIFY_KEY_LOCATION;
 
 /**
- * Points smallrye-jwt at the dev key pair, creating it when a key location is first read.
- * Quarkus also reads every property while it augments the application at build time (execution mode
- * still UNSET then); answering nothing there keeps {@code mvn package} from writing keys, and keeps these
- * values out of the configuration the build records into the application.
+ * Points smallrye-jwt at the dev key pair, creating it when a key location is first read (never while the build
+ * augments the application: {@link LazyConfigSource}).
  */
-final class DevKeySource implements ConfigSource {
+final class DevKeySource extends LazyConfigSource {
 
     static final String NAME = "ductor-dev-jwt-keys";
     private static final Set<String> NAMES =
@@ -29,19 +26,12 @@ final class DevKeySource implements ConfigSource {
     private volatile boolean keysExist;
 
     DevKeySource(DevKeys keys) {
+        super(NAME, NAMES);
         this.keys = keys;
     }
 
     @Override
-    public Set<String> getPropertyNames() {
-        return NAMES;
-    }
-
-    @Override
-    public String getValue(String propertyName) {
-        if (ExecutionMode.current() == ExecutionMode.UNSET) {
-            return null;
-        }
+    protected String valueAtRuntime(String propertyName) {
         return switch (propertyName) {
             case VERIFY_KEY_LOCATION -> fileLocation(keys.publicKeyFile());
             // smallrye-jwt prefers an inline key to a location; NONE (its "unset") hides the in-memory key
@@ -60,16 +50,5 @@ final class DevKeySource implements ConfigSource {
             keysExist = true;
         }
         return "file:" + file;
-    }
-
-    @Override
-    public String getName() {
-        return NAME;
-    }
-
-    /** Below application.properties (250), so anything a user configures still wins. */
-    @Override
-    public int getOrdinal() {
-        return 240;
     }
 }

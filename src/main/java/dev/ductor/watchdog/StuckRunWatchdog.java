@@ -1,6 +1,5 @@
 package dev.ductor.watchdog;
 
-import dev.ductor.config.SqlTimestamps;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.database.DatabaseOutage;
 import dev.ductor.metrics.DuctorMetrics;
@@ -10,6 +9,7 @@ import dev.ductor.queue.QueueSignal;
 import dev.ductor.run.Coordinator;
 import dev.ductor.run.LoadedRun;
 import dev.ductor.run.RunLoader;
+import dev.ductor.run.RunQueries;
 import dev.ductor.run.WorkflowRunEntity;
 import dev.ductor.run.core.StuckRunPolicy;
 import dev.ductor.run.core.StuckRunPolicy.Verdict;
@@ -17,7 +17,6 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -43,7 +42,7 @@ public class StuckRunWatchdog {
     /** Upper bound on one pass, so a pathological backlog cannot pin a scheduler thread for long. */
     private static final int MAX_BATCHES_PER_PASS = 20;
 
-    private final EntityManager em;
+    private final RunQueries runs;
     private final RunLoader loader;
     private final Coordinator coordinator;
     private final QueueRepository queue;
@@ -53,9 +52,9 @@ public class StuckRunWatchdog {
     private final Clock clock;
 
     @Inject
-    public StuckRunWatchdog(EntityManager em, RunLoader loader, Coordinator coordinator, QueueRepository queue,
+    public StuckRunWatchdog(RunQueries runs, RunLoader loader, Coordinator coordinator, QueueRepository queue,
                             QueueSignal signal, DuctorMetrics metrics, DuctorConfig config, Clock clock) {
-        this.em = em;
+        this.runs = runs;
         this.loader = loader;
         this.coordinator = coordinator;
         this.queue = queue;
@@ -81,20 +80,21 @@ public class StuckRunWatchdog {
         Instant afterUpdated = Instant.EPOCH;
         UUID afterRun = new UUID(0, 0);
         for (int batch = 0; batch < MAX_BATCHES_PER_PASS; batch++) {
-            List<Object[]> candidates = candidates(cutoff, afterUpdated, afterRun);
-            for (Object[] row : candidates) {
-                UUID runId = (UUID) row[0];
+            List<RunQueries.Quiet> candidates = candidates(cutoff, afterUpdated, afterRun);
+            for (RunQueries.Quiet quiet : candidates) {
+                UUID runId = quiet.runId();
                 if (examine(runId, now)) {
-                    LOG.warnf("run %s made no progress since %s and nothing can advance it; force-failed as stuck", runId, row[1]);
+                    LOG.warnf("run %s made no progress since %s and nothing can advance it; force-failed as stuck", runId,
+                            quiet.updatedAt());
                     failed.add(runId);
                 }
             }
             if (candidates.size() < config.watchdog().batchSize()) {
                 break;
             }
-            Object[] last = candidates.get(candidates.size() - 1);
-            afterUpdated = SqlTimestamps.toInstant(last[1]);
-            afterRun = (UUID) last[0];
+            RunQueries.Quiet last = candidates.get(candidates.size() - 1);
+            afterUpdated = last.updatedAt();
+            afterRun = last.runId();
         }
         return failed;
     }
@@ -142,33 +142,8 @@ public class StuckRunWatchdog {
                 run.runId, judged.run().inbox().size());
     }
 
-    /**
-     * Old RUNNING runs with no queue row of any kind (task, timer, wakeup, or a dead-lettered one an operator owns)
-     * and no node waiting for a signal: the WAITING signal nodes are found by joining the node states to the pinned
-     * revision, so parked runs are not even read (node states that are not an object, a corrupt row, are read as having
-     * no node, so that the run is examined and reported). Runs with pending inbox rows are included: they may need a
-     * wakeup.
-     */
-    @SuppressWarnings("unchecked")
-    private List<Object[]> candidates(Instant cutoff, Instant afterUpdated, UUID afterRun) {
-        return QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
-                        SELECT r.run_id, r.updated_at FROM eec_workflow_run r
-                         WHERE r.status = 'RUNNING' AND r.updated_at < ?1
-                           AND (r.updated_at, r.run_id) > (?2, ?3)
-                           AND NOT EXISTS (SELECT 1 FROM eec_queue_item q WHERE q.run_id = r.run_id)
-                           AND NOT EXISTS (
-                               SELECT 1 FROM jsonb_each(CASE WHEN jsonb_typeof(r.node_states) = 'object'
-                                                             THEN r.node_states ELSE '{}' END) n(node, state)
-                                 JOIN eec_workflow_revision w ON w.tenant = r.tenant AND w.name = r.workflow_name
-                                                             AND w.revision = r.workflow_revision
-                                WHERE n.state ->> 'state' = 'WAITING'
-                                  AND w.definition -> 'nodes' @> jsonb_build_array(jsonb_build_object('id', n.node, 'type', 'signal')))
-                         ORDER BY r.updated_at, r.run_id
-                         LIMIT ?4""")
-                .setParameter(1, cutoff)
-                .setParameter(2, afterUpdated)
-                .setParameter(3, afterRun)
-                .setParameter(4, config.watchdog().batchSize())
-                .getResultList());
+    private List<RunQueries.Quiet> candidates(Instant cutoff, Instant afterUpdated, UUID afterRun) {
+        return QuarkusTransaction.requiringNew().call(() -> runs.quietRuns(cutoff, afterUpdated, afterRun,
+                config.watchdog().batchSize()));
     }
 }

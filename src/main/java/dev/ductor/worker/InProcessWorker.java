@@ -5,7 +5,8 @@ import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.config.PodIdentity;
 import dev.ductor.queue.QueueItem;
-import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TaskClaim;
+import dev.ductor.queue.TaskLeases;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.queue.TierWeights;
 import dev.ductor.run.LocalSteps;
@@ -47,7 +48,8 @@ public class InProcessWorker implements LocalSteps {
     /** A claimed task whose lease has less than this left is handed back, not started: it could not finish in time. */
     private static final Duration MIN_LEASE_LEFT = Duration.ofSeconds(1);
 
-    private final QueueRepository queue;
+    private final TaskClaim claim;
+    private final TaskLeases leases;
     private final StepHandlers handlers;
     private final TaskResults results;
     private final StepReporter reporter;
@@ -65,10 +67,11 @@ public class InProcessWorker implements LocalSteps {
     private ScheduledExecutorService heartbeats;
 
     @Inject
-    public InProcessWorker(QueueRepository queue, StepHandlers handlers, TaskResults results, StepReporter reporter,
+    public InProcessWorker(TaskClaim claim, TaskLeases leases, StepHandlers handlers, TaskResults results, StepReporter reporter,
                            QueueSignal signal, DuctorConfig config, PodIdentity pod, JsonCodec json, Clock clock,
                            TierWeights weights) {
-        this.queue = queue;
+        this.claim = claim;
+        this.leases = leases;
         this.handlers = handlers;
         this.results = results;
         this.reporter = reporter;
@@ -115,7 +118,7 @@ public class InProcessWorker implements LocalSteps {
         heartbeats.shutdownNow();
         inFlight.values().forEach(task -> {
             try {
-                QuarkusTransaction.requiringNew().run(() -> queue.release(task.id(), task.leaseToken(), clock.instant()));
+                QuarkusTransaction.requiringNew().run(() -> leases.release(task.id(), task.leaseToken(), clock.instant()));
                 LOG.infof("released task %d of run %s unfinished for another pod", task.id(), task.runId());
             } catch (RuntimeException e) {
                 LOG.warnf("could not release task %d: %s; its lease will expire", task.id(), e.getMessage());
@@ -172,7 +175,7 @@ public class InProcessWorker implements LocalSteps {
     /** One claim of up to {@code max} tasks, each started on a slot the caller reserved; returns how many. */
     private int claim(int max) {
         Duration lease = config.worker().lease();
-        List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(handlers.inProcessNames(),
+        List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> claim.claimTasks(handlers.inProcessNames(),
                 null, null, pod.name(), max, lease, clock.instant(), weights));
         claimed.forEach(this::runLeased);
         return claimed.size();
@@ -195,7 +198,7 @@ public class InProcessWorker implements LocalSteps {
             inFlight.remove(task.id());
             slots.release();
             try {
-                QuarkusTransaction.requiringNew().run(() -> queue.release(task.id(), task.leaseToken(), clock.instant()));
+                QuarkusTransaction.requiringNew().run(() -> leases.release(task.id(), task.leaseToken(), clock.instant()));
             } catch (RuntimeException e) {
                 LOG.warnf("could not release task %d: %s; its lease will expire", task.id(), e.getMessage());
             }

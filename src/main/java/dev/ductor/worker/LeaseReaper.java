@@ -2,7 +2,7 @@ package dev.ductor.worker;
 
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.queue.QueueItem;
-import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TaskLeases;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,14 +24,14 @@ public class LeaseReaper {
 
     private static final int BATCH = 100;
 
-    private final QueueRepository queue;
+    private final TaskLeases leases;
     private final TaskResults results;
     private final DuctorConfig config;
     private final Clock clock;
 
     @Inject
-    public LeaseReaper(QueueRepository queue, TaskResults results, DuctorConfig config, Clock clock) {
-        this.queue = queue;
+    public LeaseReaper(TaskLeases leases, TaskResults results, DuctorConfig config, Clock clock) {
+        this.leases = leases;
         this.results = results;
         this.config = config;
         this.clock = clock;
@@ -52,7 +52,7 @@ public class LeaseReaper {
         do {
             // One transaction per batch: the rows leave the queue and their failures enter the inboxes together.
             expired = QuarkusTransaction.requiringNew().call(() -> {
-                List<QueueItem> batch = queue.takeExpiredTaskLeases(now, BATCH);
+                List<QueueItem> batch = leases.takeExpiredTaskLeases(now, BATCH);
                 batch.forEach(results::leaseExpired);
                 return batch;
             });

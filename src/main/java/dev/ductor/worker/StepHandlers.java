@@ -1,5 +1,6 @@
 package dev.ductor.worker;
 
+import dev.ductor.workflow.model.Handlers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -11,12 +12,10 @@ import java.util.TreeMap;
 
 /**
  * The in-process handlers this build ships, by name. Handlers named {@code ext:<name>} belong to
- * external workers that claim them over {@code /api/v1/tasks}.
+ * external workers that claim them over {@code /api/v1/tasks} ({@link Handlers}, the rule of the model).
  */
 @ApplicationScoped
-public class StepHandlers {
-
-    public static final String EXTERNAL_PREFIX = "ext:";
+public class StepHandlers implements Handlers {
 
     private final Map<String, StepHandler> byName = new TreeMap<>();
 
@@ -25,19 +24,11 @@ public class StepHandlers {
         handlers.forEach(h -> byName.put(h.name(), h));
     }
 
-    public boolean isKnown(String handler) {
-        return byName.containsKey(handler) || (isExternal(handler) && handler.length() > EXTERNAL_PREFIX.length());
-    }
-
-    /** A handler an external worker runs (claimed over HTTP), never a step of this process. */
-    public static boolean isExternal(String handler) {
-        return handler != null && handler.startsWith(EXTERNAL_PREFIX);
-    }
-
     public Optional<StepHandler> inProcess(String handler) {
         return Optional.ofNullable(byName.get(handler));
     }
 
+    @Override
     public Set<String> inProcessNames() {
         return byName.keySet();
     }

@@ -6,13 +6,13 @@ import dev.ductor.config.JsonCodec;
 import dev.ductor.error.ConflictException;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TaskLeases;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.run.InboxKind;
 import dev.ductor.run.RunInbox;
 import dev.ductor.run.StepReport;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 
 import java.time.Clock;
@@ -31,17 +31,17 @@ import java.util.UUID;
 @ApplicationScoped
 public class TaskResults {
 
-    private final EntityManager em;
     private final QueueRepository queue;
+    private final TaskLeases leases;
     private final RunInbox inbox;
     private final JsonCodec json;
     private final QueueSignal signal;
     private final Clock clock;
 
     @Inject
-    public TaskResults(EntityManager em, QueueRepository queue, RunInbox inbox, JsonCodec json, QueueSignal signal, Clock clock) {
-        this.em = em;
+    public TaskResults(QueueRepository queue, TaskLeases leases, RunInbox inbox, JsonCodec json, QueueSignal signal, Clock clock) {
         this.queue = queue;
+        this.leases = leases;
         this.inbox = inbox;
         this.json = json;
         this.signal = signal;
@@ -85,21 +85,21 @@ public class TaskResults {
     public void leaseExpired(dev.ductor.queue.QueueItem task) {
         ObjectNode payload = StepReport.payload(json.mapper(), false, null,
                 "lease expired: the worker stopped heartbeating (crashed or stalled)", true, task.leaseToken());
-        deliver(new TakenTask(task.runId(), task.nodeId(), task.attempt(), task.tenant(), task.tier()), task.id(), payload);
+        deliver(new TaskLeases.Taken(task.runId(), task.nodeId(), task.attempt(), task.tenant(), task.tier()), task.id(), payload);
     }
 
     /** Extends the lease; the worker must stop and drop its work when this says the lease was lost. */
     @Transactional
     public Instant heartbeat(String tenant, long taskId, UUID leaseToken, java.time.Duration lease) {
         Instant until = clock.instant().plus(lease);
-        if (!queue.extendLease(tenant, taskId, leaseToken, until)) {
+        if (!leases.extendLease(tenant, taskId, leaseToken, until)) {
             throw leaseLost(taskId);
         }
         return until;
     }
 
     private void report(String tenant, long taskId, UUID leaseToken, ObjectNode payload) {
-        TakenTask task = take(tenant, taskId, leaseToken);
+        TaskLeases.Taken task = leases.take(tenant, taskId, leaseToken).orElse(null);
         if (task == null) {
             if (isIdenticalRepeat(taskId, payload)) {
                 return; // the same worker saying the same thing again: already applied, nothing to do
@@ -109,32 +109,12 @@ public class TaskResults {
         deliver(task, taskId, payload);
     }
 
-    private void deliver(TakenTask task, long taskId, ObjectNode payload) {
+    private void deliver(TaskLeases.Taken task, long taskId, ObjectNode payload) {
         Instant now = clock.instant();
         inbox.deliver(task.runId(), InboxKind.TASK_RESULT, StepReport.dedupKey(task.node(), task.attempt()),
                 task.node(), task.attempt(), taskId, json.write(payload), now);
         queue.enqueue(List.of(NewQueueItem.wakeup(task.tenant(), task.tier(), task.runId(), now)), now);
         signal.afterCommit(QueueSignal.Channel.COORDINATORS);
-    }
-
-    private record TakenTask(UUID runId, String node, int attempt, String tenant, String tier) {
-    }
-
-    /** Deletes the task row if, and only if, this lease token still holds it. */
-    private TakenTask take(String tenant, long taskId, UUID leaseToken) {
-        List<?> rows = em.createNativeQuery("""
-                        DELETE FROM eec_queue_item WHERE id = ?1 AND lease_token = ?2 AND kind = 'TASK'
-                           AND (CAST(?3 AS text) IS NULL OR tenant = ?3)
-                        RETURNING run_id, node_id, attempt, tenant, tier""")
-                .setParameter(1, taskId)
-                .setParameter(2, leaseToken)
-                .setParameter(3, tenant)
-                .getResultList();
-        if (rows.isEmpty()) {
-            return null;
-        }
-        Object[] row = (Object[]) rows.get(0);
-        return new TakenTask((UUID) row[0], (String) row[1], ((Number) row[2]).intValue(), (String) row[3], (String) row[4]);
     }
 
     private boolean isIdenticalRepeat(long taskId, ObjectNode payload) {

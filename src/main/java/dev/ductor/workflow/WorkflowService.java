@@ -6,9 +6,9 @@ import dev.ductor.config.JsonCodec;
 import dev.ductor.error.NotFoundException;
 import dev.ductor.error.PreconditionRequiredException;
 import dev.ductor.error.VersionConflictException;
+import dev.ductor.workflow.model.Handlers;
 import dev.ductor.workflow.model.DefinitionParser;
 import dev.ductor.workflow.model.WorkflowDefinition;
-import dev.ductor.worker.StepHandlers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -40,13 +40,13 @@ public class WorkflowService {
 
     private final EntityManager em;
     private final JsonCodec json;
-    private final StepHandlers handlers;
+    private final Handlers handlers;
     private final Clock clock;
     /** Revisions are immutable, so a cache never goes stale. */
     private final Map<WorkflowRevisionEntity.Key, WorkflowDefinition> revisions = new ConcurrentHashMap<>();
 
     @Inject
-    public WorkflowService(EntityManager em, JsonCodec json, StepHandlers handlers, Clock clock) {
+    public WorkflowService(EntityManager em, JsonCodec json, Handlers handlers, Clock clock) {
         this.em = em;
         this.json = json;
         this.handlers = handlers;
@@ -118,6 +118,26 @@ public class WorkflowService {
         entity.definition = definition;
         entity.createdAt = now;
         em.persist(entity);
+    }
+
+    /**
+     * The predicate "node {@code node} is a signal node of the revision the run {@code run} is pinned to", for a
+     * statement of the run's owner that must decide it in SQL (the watchdog's scan skips runs parked on a signal).
+     */
+    public static String isSignalNodeOfRun(String run, String node) {
+        return ("EXISTS (SELECT 1 FROM eec_workflow_revision w WHERE w.tenant = %1$s.tenant AND w.name = %1$s.workflow_name"
+                + " AND w.revision = %1$s.workflow_revision"
+                + " AND w.definition -> 'nodes' @> jsonb_build_array(jsonb_build_object('id', %2$s, 'type', 'signal')))")
+                .formatted(run, node);
+    }
+
+    /** Whether the tenant has a workflow of this name (without reading its definition). */
+    @Transactional
+    public boolean exists(String tenant, String name) {
+        return !em.createNativeQuery("SELECT 1 FROM eec_workflow_definition WHERE tenant = ?1 AND name = ?2")
+                .setParameter(1, tenant)
+                .setParameter(2, name)
+                .getResultList().isEmpty();
     }
 
     @Transactional

@@ -6,6 +6,7 @@ import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TaskClaim;
 import dev.ductor.queue.TierWeights;
 import dev.ductor.run.Attempts;
 import dev.ductor.run.LoadedRun;
@@ -106,6 +107,11 @@ class TickBench {
 
     @Inject
     QueueRepository queue;
+
+
+    @Inject
+
+    TaskClaim claim;
 
     @Inject
     TaskResults results;
@@ -456,7 +462,7 @@ class TickBench {
      */
     private Map<UUID, List<QueueItem>> deliver(String handler, List<UUID> runIds, int wakeupsPerRun, ExecutorService pool)
             throws Exception {
-        List<QueueItem> tasks = claimAll(max -> queue.claimTasks(Set.of(handler), TENANT, null, "bench", max, CLAIM_LEASE,
+        List<QueueItem> tasks = claimAll(max -> claim.claimTasks(Set.of(handler), TENANT, null, "bench", max, CLAIM_LEASE,
                 clock.instant(), weights), "tasks", runIds.size());
         inParallel(pool, tasks.size(), i -> results.complete(tasks.get(i).id(), tasks.get(i).leaseToken(), taskOutput));
         if (wakeupsPerRun > 1) {

@@ -4,6 +4,7 @@ import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TaskClaim;
 import dev.ductor.queue.TierWeights;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -35,7 +36,7 @@ import static dev.ductor.bench.BenchFigures.percentile;
 /**
  * {@code bench/run.sh timers}: the latency of the two production claims, the coordinator's
  * ({@link QueueRepository#claim} for WAKEUP and TIMER, as {@code CoordinatorLoop.round} calls it) and the
- * fair task claim ({@link QueueRepository#claimTasks}), with no other rows in the queue, then with a million
+ * fair task claim ({@link TaskClaim#claimTasks}), with no other rows in the queue, then with a million
  * pending future timers, then empty again (the timers deleted, the table vacuumed). "Empty" in the result is
  * both empty phases together, which bracket the million in time, so a drift of the machine over the run
  * (neighbours' load, JIT) does not pass for an effect of the timers.
@@ -66,6 +67,11 @@ class TimerBench {
 
     @Inject
     QueueRepository queue;
+
+
+    @Inject
+
+    TaskClaim claim;
 
     @Inject
     TierWeights weights;
@@ -219,7 +225,7 @@ class TimerBench {
                 List<QueueItem> got = coordinatorClaim
                         ? QuarkusTransaction.requiringNew().call(() -> queue.claim(COORDINATOR_KINDS, "bench", COORDINATOR_BATCH,
                                 LEASE, clock.instant()))
-                        : QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(Set.of(HANDLER), null, null, "bench",
+                        : QuarkusTransaction.requiringNew().call(() -> claim.claimTasks(Set.of(HANDLER), null, null, "bench",
                                 TASK_MAX, LEASE, clock.instant(), weights));
                 ms[coordinatorClaim ? 0 : 1] = (System.nanoTime() - started) / 1e6;
                 if (got.size() != 4) {

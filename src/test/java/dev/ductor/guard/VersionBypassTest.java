@@ -37,6 +37,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  *
  * <p>The scanner ({@link SqlWriteScanner}) checks itself against known bad and good snippets, so it cannot rot into
  * a scanner that passes everything.
+ *
+ * <p>For the run row this scanner of source text is the second line: the structural check is
+ * {@code dev.ductor.ArchitectureTest} (one writer, {@code RunRows}; every other class only reads the row; every
+ * UPDATE checks and bumps the version, with no OR; no field of a loaded run set elsewhere; migrations included),
+ * which reads the compiled constants, so SQL built with {@code +} or a {@code StringBuilder} and HQL are seen too.
  */
 class VersionBypassTest {
 

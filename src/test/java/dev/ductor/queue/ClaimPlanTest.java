@@ -37,6 +37,11 @@ class ClaimPlanTest {
     @Inject
     QueueRepository queue;
 
+
+    @Inject
+
+    TaskClaim claim;
+
     @Inject
     TierWeights weights;
 
@@ -66,8 +71,8 @@ class ClaimPlanTest {
     private String explain(String sql, Object... params) {
         return QuarkusTransaction.requiringNew().call(() -> {
             var query = em.createNativeQuery("EXPLAIN " + sql);
-            for (int i = 0; i < params.length; i++) {
-                query.setParameter(i + 1, params[i]);
+            for (int i = 0; i < params.length; i += 2) { // name, value, name, value...
+                query.setParameter((String) params[i], params[i + 1]);
             }
             return ((List<Object>) query.getResultList()).stream().map(Object::toString).collect(Collectors.joining("\n"));
         });
@@ -76,7 +81,8 @@ class ClaimPlanTest {
     @Test
     void theCoordinatorClaimUsesTheClaimIndex() {
         Instant now = clock.instant();
-        String plan = explain(QueueRepository.coordinatorClaimSql("'WAKEUP', 'TIMER'"), now, 32, now.plusSeconds(30), "plan");
+        String plan = explain(QueueRepository.coordinatorClaimSql("'WAKEUP', 'TIMER'"), "now", now, "max", 32,
+                "leaseExpiry", now.plusSeconds(30), "owner", "plan");
         System.out.println("coordinator claim plan with " + PENDING_TIMERS + " future timers:\n" + plan);
         assertTrue(plan.contains("ix_queue_item_claim"), plan);
         assertFalse(plan.contains("Seq Scan on eec_queue_item"), plan);
@@ -91,14 +97,14 @@ class ClaimPlanTest {
     @Test
     void theFairTaskClaimUsesItsPartialIndex() {
         Instant now = clock.instant();
-        String plan = explain(QueueRepository.taskClaimSql(" AND handler = ANY(string_to_array(?5, chr(31)))", weights.sqlValues()),
-                now, 1, now.plusSeconds(30), "plan", "noop");
+        String plan = explain(TaskClaim.taskClaimSql(new TaskClaim.Filters("noop", null, null).sql(), weights.sqlValues()),
+                "now", now, "max", 1, "leaseExpiry", now.plusSeconds(30), "owner", "plan", "handlers", "noop");
         System.out.println("task claim plan with " + PENDING_TIMERS + " future timers:\n" + plan);
         assertTrue(plan.contains("ix_queue_item_fair_tasks"), plan);
         assertFalse(plan.contains("Seq Scan on eec_queue_item"), plan);
 
         long started = System.nanoTime();
-        QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(Set.of("noop"), null, null, "plan", 1,
+        QuarkusTransaction.requiringNew().call(() -> claim.claimTasks(Set.of("noop"), null, null, "plan", 1,
                 Duration.ofSeconds(30), clock.instant(), weights));
         System.out.printf("task claim with %d future timers took %.2f ms (not asserted)%n", PENDING_TIMERS,
                 (System.nanoTime() - started) / 1e6);

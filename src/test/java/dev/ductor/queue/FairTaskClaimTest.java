@@ -33,6 +33,11 @@ class FairTaskClaimTest {
     @Inject
     QueueRepository queue;
 
+
+    @Inject
+
+    TaskClaim claim;
+
     @Inject
     TierWeights weights;
 
@@ -57,7 +62,7 @@ class FairTaskClaimTest {
     private List<QueueItem> claimOneByOne(String handler, int claims) {
         List<QueueItem> claimed = new ArrayList<>();
         for (int i = 0; i < claims; i++) {
-            claimed.addAll(QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(Set.of(handler), null, null,
+            claimed.addAll(QuarkusTransaction.requiringNew().call(() -> claim.claimTasks(Set.of(handler), null, null,
                     "fairness-test", 1, Duration.ofMinutes(5), clock.instant(), weights)));
         }
         return claimed;
@@ -132,7 +137,7 @@ class FairTaskClaimTest {
         // seeded instead, so the draw is the same every run and the bound checks the weighting, not luck.
         List<QueueItem> batch = QuarkusTransaction.requiringNew().call(() -> {
             em.createNativeQuery("SELECT setseed(0.25)").getSingleResult();
-            return queue.claimTasks(Set.of(handler), null, null, "fairness-test", 45, Duration.ofMinutes(5),
+            return claim.claimTasks(Set.of(handler), null, null, "fairness-test", 45, Duration.ofMinutes(5),
                     clock.instant(), weights);
         });
 
@@ -146,9 +151,9 @@ class FairTaskClaimTest {
     void aClaimedTaskIsNeverHandedOutAgainWhileLeased() {
         String handler = "ext:fair-" + UUID.randomUUID();
         flood(handler, "a", "standard", 30, clock.instant());
-        List<QueueItem> first = QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(Set.of(handler), null, null,
+        List<QueueItem> first = QuarkusTransaction.requiringNew().call(() -> claim.claimTasks(Set.of(handler), null, null,
                 "w1", 20, Duration.ofMinutes(5), clock.instant(), weights));
-        List<QueueItem> second = QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(Set.of(handler), null, null,
+        List<QueueItem> second = QuarkusTransaction.requiringNew().call(() -> claim.claimTasks(Set.of(handler), null, null,
                 "w2", 20, Duration.ofMinutes(5), clock.instant(), weights));
         assertEquals(20, first.size());
         assertEquals(10, second.size());

@@ -6,6 +6,7 @@ import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TaskClaim;
 import dev.ductor.queue.TierWeights;
 import dev.ductor.run.RunStarter;
 import dev.ductor.run.StartRequest;
@@ -34,6 +35,11 @@ public class Fixtures {
 
     @Inject
     QueueRepository queue;
+
+
+    @Inject
+
+    TaskClaim claim;
 
     @Inject
     EntityManager em;
@@ -82,7 +88,7 @@ public class Fixtures {
     /** Claims due tasks of the given handlers for this run, as a worker would. */
     public List<QueueItem> claimTasks(UUID runId, Set<String> handlers) {
         return QuarkusTransaction.requiringNew().call(() ->
-                queue.claimTasks(handlers, null, null, "test", 100, Duration.ofSeconds(30), clock.instant(), weights))
+                claim.claimTasks(handlers, null, null, "test", 100, Duration.ofSeconds(30), clock.instant(), weights))
                 .stream().filter(t -> t.runId().equals(runId)).toList();
     }
 

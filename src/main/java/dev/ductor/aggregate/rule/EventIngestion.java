@@ -8,7 +8,9 @@ import dev.ductor.aggregate.core.RuleTemplate;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.error.IdempotencyKeyReusedException;
 import dev.ductor.run.RunOperations;
+import dev.ductor.run.RunQueries;
 import dev.ductor.run.RunStarter;
+import dev.ductor.workflow.WorkflowService;
 import dev.ductor.run.StartRequest;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -47,12 +49,16 @@ public class EventIngestion {
     private final RuleService rules;
     private final RunStarter starter;
     private final RunOperations operations;
+    private final RunQueries runs;
+    private final WorkflowService workflows;
     private final JsonCodec json;
     private final Clock clock;
 
     @Inject
-    public EventIngestion(EntityManager em, RuleService rules, RunStarter starter, RunOperations operations, JsonCodec json,
-                          Clock clock) {
+    public EventIngestion(EntityManager em, RuleService rules, RunStarter starter, RunOperations operations, RunQueries runs,
+                          WorkflowService workflows, JsonCodec json, Clock clock) {
+        this.runs = runs;
+        this.workflows = workflows;
         this.em = em;
         this.rules = rules;
         this.starter = starter;
@@ -119,7 +125,7 @@ public class EventIngestion {
     private void start(String tenant, IncomingEvent event, String ruleName, Rule.Start start, String key,
                        List<EventReceipt.StartedRun> started, List<EventReceipt.SkippedRule> skipped) {
         // Checked here because a missing workflow thrown from the starter would roll back the whole event.
-        if (!workflowExists(tenant, start.workflow())) {
+        if (!workflows.exists(tenant, start.workflow())) {
             skipped.add(new EventReceipt.SkippedRule(ruleName, "workflow '" + start.workflow() + "' does not exist"));
             return;
         }
@@ -136,7 +142,7 @@ public class EventIngestion {
         }
         JsonNode payload = nullIfJsonNull(RuleTemplate.render(signal.payload(), event.type(), event.key(), event.payload()));
         int before = signalled.size();
-        for (UUID runId : correlatedRunningRuns(tenant, event.key())) {
+        for (UUID runId : runs.runningByCorrelation(tenant, event.key())) {
             RunOperations.SignalOutcome outcome = operations.signalIfRunning(tenant, runId, signal.name(), payload, key);
             if (outcome != RunOperations.SignalOutcome.NOT_RUNNING) {
                 signalled.add(new EventReceipt.SignalledRun(ruleName, runId));
@@ -145,23 +151,6 @@ public class EventIngestion {
         if (signalled.size() == before) {
             skipped.add(new EventReceipt.SkippedRule(ruleName, "no running run has the correlation key '" + event.key() + "'"));
         }
-    }
-
-    private boolean workflowExists(String tenant, String workflow) {
-        return !em.createNativeQuery("SELECT 1 FROM eec_workflow_definition WHERE tenant = ?1 AND name = ?2")
-                .setParameter(1, tenant)
-                .setParameter(2, workflow)
-                .getResultList().isEmpty();
-    }
-
-    @SuppressWarnings("unchecked")
-    private List<UUID> correlatedRunningRuns(String tenant, String correlationKey) {
-        return ((List<Object>) em.createNativeQuery("""
-                        SELECT run_id FROM eec_workflow_run
-                         WHERE tenant = ?1 AND correlation_key = ?2 AND status = 'RUNNING' ORDER BY created_at, run_id""")
-                .setParameter(1, tenant)
-                .setParameter(2, correlationKey)
-                .getResultList()).stream().map(id -> id instanceof UUID uuid ? uuid : UUID.fromString(id.toString())).toList();
     }
 
     private EventReceipt stored(String tenant, IncomingEvent event) {

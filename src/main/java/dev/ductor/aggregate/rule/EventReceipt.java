@@ -1,5 +1,6 @@
 package dev.ductor.aggregate.rule;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
@@ -14,19 +15,24 @@ import java.util.UUID;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"eventId", "type", "key", "duplicate", "receivedAt", "started", "signalled", "skipped"})
+@RegisterForReflection
 public record EventReceipt(UUID eventId, String type, String key, boolean duplicate, Instant receivedAt,
                            List<StartedRun> started, List<SignalledRun> signalled, List<SkippedRule> skipped) {
 
+    @RegisterForReflection
     public record StartedRun(String rule, String workflow, UUID runId) {
     }
 
+    @RegisterForReflection
     public record SignalledRun(String rule, UUID runId) {
     }
 
+    @RegisterForReflection
     public record SkippedRule(String rule, String reason) {
     }
 
     /** The part kept with the event, to answer repeats. */
+    @RegisterForReflection
     public record Outcome(List<StartedRun> started, List<SignalledRun> signalled, List<SkippedRule> skipped) {
     }
 }

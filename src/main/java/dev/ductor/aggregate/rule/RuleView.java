@@ -1,5 +1,6 @@
 package dev.ductor.aggregate.rule;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,6 +16,7 @@ import java.time.Instant;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"name", "on", "match", "start", "signal", "enabled", "version", "createdAt", "updatedAt", "updatedBy"})
+@RegisterForReflection
 public record RuleView(String name, String on, JsonNode match, JsonNode start, JsonNode signal, boolean enabled,
                        long version, Instant createdAt, Instant updatedAt, String updatedBy) {
 

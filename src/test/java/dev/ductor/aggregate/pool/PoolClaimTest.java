@@ -3,6 +3,7 @@ package dev.ductor.aggregate.pool;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.TaskClaim;
 import dev.ductor.queue.TierWeights;
 import dev.ductor.support.ManualCoordination;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -51,6 +52,11 @@ class PoolClaimTest {
     @Inject
     QueueRepository queue;
 
+
+    @Inject
+
+    TaskClaim claim;
+
     @Inject
     PoolService pools;
 
@@ -93,7 +99,7 @@ class PoolClaimTest {
     }
 
     private List<QueueItem> claim(String workerTenant, String pool, int max) {
-        return QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(Set.of(handler), workerTenant, pool, "pool-test",
+        return QuarkusTransaction.requiringNew().call(() -> claim.claimTasks(Set.of(handler), workerTenant, pool, "pool-test",
                 max, LEASE, clock.instant(), weights));
     }
 
@@ -317,7 +323,7 @@ class PoolClaimTest {
                     while (done.get() < tasks) {
                         int max = ThreadLocalRandom.current().nextInt(1, 4);
                         List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> {
-                            List<QueueItem> got = queue.claimTasks(Set.of(handler), null, null, owner, max, LEASE,
+                            List<QueueItem> got = claim.claimTasks(Set.of(handler), null, null, owner, max, LEASE,
                                     clock.instant(), weights);
                             peakAtCommit.accumulateAndGet(leased("gpu"), Math::max);
                             return got;
@@ -379,16 +385,16 @@ class PoolClaimTest {
             enqueue("gpu", 3);
             enqueue(null, 3);
             Instant now = clock.instant();
-            String filters = " AND handler = ANY(string_to_array(?2, chr(31)))";
+            String filters = new TaskClaim.Filters(handler, null, null).sql();
 
-            String lockPlan = explain(QueueRepository.poolLockSql(filters), now, handler);
+            String lockPlan = explain(TaskClaim.poolLockSql(filters), "now", now, "handlers", handler);
             System.out.println("pool lock plan with a paused backlog of " + backlog + ":\n" + lockPlan);
             assertTrue(lockPlan.contains("ix_queue_item_pooled_tasks"), lockPlan);
             assertTrue(!lockPlan.contains("Seq Scan on eec_queue_item"), lockPlan);
 
-            String claimFilters = " AND handler = ANY(string_to_array(?5, chr(31)))";
-            String claimPlan = explain(QueueRepository.pooledTaskClaimSql(claimFilters, TIER_WEIGHTS_SQL), now, 1,
-                    now.plusSeconds(30), "plan", handler, "[{\"tenant\": \"" + tenant + "\", \"pool\": \"gpu\"}]");
+            String claimPlan = explain(TaskClaim.pooledTaskClaimSql(filters, TIER_WEIGHTS_SQL), "now", now, "max", 1,
+                    "leaseExpiry", now.plusSeconds(30), "owner", "plan", "handlers", handler,
+                    "lockedPools", "[{\"tenant\": \"" + tenant + "\", \"pool\": \"gpu\"}]");
             System.out.println("pooled claim plan:\n" + claimPlan);
             assertTrue(claimPlan.contains("ix_queue_item_pooled_tasks"), claimPlan);
             assertTrue(claimPlan.contains("ix_queue_item_fair_tasks"), claimPlan);
@@ -410,8 +416,8 @@ class PoolClaimTest {
     private String explain(String sql, Object... params) {
         return QuarkusTransaction.requiringNew().call(() -> {
             var query = em.createNativeQuery("EXPLAIN " + sql);
-            for (int i = 0; i < params.length; i++) {
-                query.setParameter(i + 1, params[i]);
+            for (int i = 0; i < params.length; i += 2) { // name, value, name, value...
+                query.setParameter((String) params[i], params[i + 1]);
             }
             return String.join("\n", ((List<Object>) query.getResultList()).stream().map(Object::toString).toList());
         });

@@ -1,6 +1,7 @@
-package dev.ductor.metrics;
+package dev.ductor.queue;
 
 import dev.ductor.config.SqlTimestamps;
+import dev.ductor.metrics.DuctorMetrics;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,4 +1,4 @@
-package dev.ductor.run;
+package dev.ductor.metrics;
 
 /** How one tick ended, as metered: a version conflict is its own outcome, never an error. */
 public enum TickOutcome {

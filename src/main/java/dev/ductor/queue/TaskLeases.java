@@ -1,0 +1,140 @@
+package dev.ductor.queue;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import org.hibernate.Session;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * A claimed task's lease, from the claim to the end: the worker's heartbeat extends it, a report takes the row with
+ * the token (fencing: taking the row is the acceptance), a pod shutting down gives it back, and the reaper takes rows
+ * whose lease ran out. Every statement names the row by its id and the token, so a stale holder matches nothing.
+ */
+@ApplicationScoped
+public class TaskLeases {
+
+    private final EntityManager em;
+
+    @Inject
+    public TaskLeases(EntityManager em) {
+        this.em = em;
+    }
+
+    /** A task taken by its report: what the run needs to know of it. */
+    public record Taken(UUID runId, String node, int attempt, String tenant, String tier) {
+    }
+
+    /** Extends a lease still held with this token (by this tenant, unless null); false when it was lost. */
+    public boolean extendLease(String tenant, long id, UUID leaseToken, Instant until) {
+        return em.createNativeQuery("""
+                        UPDATE eec_queue_item SET available_at = :until
+                         WHERE id = :id AND lease_token = :token AND (CAST(:tenant AS text) IS NULL OR tenant = :tenant)""")
+                .setParameter("id", id)
+                .setParameter("token", leaseToken)
+                .setParameter("until", until)
+                .setParameter("tenant", tenant)
+                .executeUpdate() == 1;
+    }
+
+
+    /**
+     * Deletes the task row if, and only if, this lease token still holds it (by this tenant, unless null): the report
+     * that takes it is the one accepted. Empty when the lease was lost or the row is gone.
+     */
+    public java.util.Optional<Taken> take(String tenant, long id, UUID leaseToken) {
+        List<?> rows = em.createNativeQuery("""
+                        DELETE FROM eec_queue_item WHERE id = :id AND lease_token = :token AND kind = 'TASK'
+                           AND (CAST(:tenant AS text) IS NULL OR tenant = :tenant)
+                        RETURNING run_id, node_id, attempt, tenant, tier""")
+                .setParameter("id", id)
+                .setParameter("token", leaseToken)
+                .setParameter("tenant", tenant)
+                .getResultList();
+        if (rows.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        Object[] row = (Object[]) rows.get(0);
+        return java.util.Optional.of(new Taken((UUID) row[0], (String) row[1], ((Number) row[2]).intValue(), (String) row[3],
+                (String) row[4]));
+    }
+
+    /** Whether a task row of this id is the tenant's (the run's inbox answers for a task already reported). */
+    public boolean isTenants(String tenant, long id) {
+        return (Boolean) em.createNativeQuery(
+                        "SELECT EXISTS (SELECT 1 FROM eec_queue_item WHERE id = :id AND kind = 'TASK' AND tenant = :tenant)")
+                .setParameter("id", id)
+                .setParameter("tenant", tenant)
+                .getSingleResult();
+    }
+
+    /** Task rows whose lease ran out, taken off the queue in one statement (the reaper decides what follows). */
+    @SuppressWarnings("unchecked")
+    public List<QueueItem> takeExpiredTaskLeases(Instant now, int max) {
+        List<Object[]> rows = em.createNativeQuery("""
+                        WITH expired AS MATERIALIZED (
+                            SELECT id FROM eec_queue_item
+                             WHERE kind = 'TASK' AND lease_token IS NOT NULL AND available_at <= :now
+                             ORDER BY available_at, id
+                             LIMIT :max
+                             FOR UPDATE SKIP LOCKED)
+                        DELETE FROM eec_queue_item q WHERE q.id = ANY(ARRAY(SELECT id FROM expired))
+                        RETURNING %s""".formatted(QueueRepository.prefixed()))
+                .setParameter("now", now)
+                .setParameter("max", max)
+                .getResultList();
+        return rows.stream().map(QueueRepository::toItem).toList();
+    }
+
+    /** Gives a claimed task back unfinished (this pod is shutting down): claimable at once, no attempt spent. */
+    public boolean release(long id, UUID leaseToken, Instant now) {
+        return em.createNativeQuery("UPDATE eec_queue_item SET lease_token = NULL, lease_owner = NULL, available_at = :now"
+                        + " WHERE id = :id AND lease_token = :token")
+                .setParameter("id", id)
+                .setParameter("token", leaseToken)
+                .setParameter("now", now)
+                .executeUpdate() == 1;
+    }
+
+    /**
+     * Deletes the task rows still leased with the given tokens (id and token at the same index), in one statement;
+     * returns the ids it took. Matching ids and tokens as two sets is matching them as pairs, because a lease token
+     * is a fresh random UUID issued for one row; and a single-table predicate keeps the planner from joining its
+     * way through a queue table it believes empty (see {@link QueueRepository#coordinatorClaimSql}). A row missing from the answer was fenced off: its lease expired and it was reaped or
+     * claimed again, or its run finished.
+     *
+     * <p>No {@code kind = 'TASK'} in the predicate, although only tasks are reported: an id names one row, and that
+     * equality would let the planner pick the claim index ({@code kind, available_at, id}) and filter every task row
+     * by id. The group commit runs this statement on its generic plan ({@link dev.ductor.database.IndexLookups}),
+     * made while the table was young, and {@code auto_explain} under chain3 showed exactly that plan: an index scan
+     * of all tasks where the primary key finds the handful reported.
+     */
+    public Set<Long> takeLeasedTasks(List<Long> ids, List<UUID> leaseTokens) {
+        if (ids.isEmpty()) {
+            return Set.of();
+        }
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            Set<Long> taken = new HashSet<>();
+            try (PreparedStatement delete = connection.prepareStatement("""
+                    DELETE FROM eec_queue_item
+                     WHERE id = ANY(?) AND lease_token = ANY(?)
+                    RETURNING id""")) {
+                delete.setArray(1, connection.createArrayOf("bigint", ids.toArray()));
+                delete.setArray(2, connection.createArrayOf("uuid", leaseTokens.toArray()));
+                try (ResultSet rs = delete.executeQuery()) {
+                    while (rs.next()) {
+                        taken.add(rs.getLong(1));
+                    }
+                }
+            }
+            return taken;
+        });
+    }
+}

@@ -1,0 +1,335 @@
+package dev.ductor;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaFieldAccess;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import dev.ductor.run.RunRows;
+import dev.ductor.run.WorkflowRunEntity;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EntityManager;
+import org.hibernate.Session;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.FieldVisitor;
+import org.objectweb.asm.Handle;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The floors of the server, read from its compiled classes (target/classes): the pure cores import no framework, no
+ * two packages import each other (directly or round a longer loop), every table is touched by its owning package
+ * only, and the run row has one writer, {@link RunRows}, whose every change is the versioned UPDATE. The client
+ * SDK's side (it imports nothing of the server) is {@code sdk/src/test/java/dev/ductor/sdk/SdkDependenciesTest},
+ * run by the invoker build of {@code sdk/}.
+ *
+ * <p>SQL is checked as the compiler left it: every string constant of a class (literals, text blocks, the pieces of
+ * a concatenation), so SQL assembled with {@code +} or a {@code StringBuilder} is seen piece by piece, and a piece
+ * that starts a write must name its table itself.
+ */
+@Tag("unit")
+class ArchitectureTest {
+
+    static final Path CLASSES = Path.of("target", "classes");
+    static final Path MIGRATIONS = Path.of("src", "main", "resources", "db", "migration");
+
+    static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPath(CLASSES);
+
+    /** The package that owns each table; its subpackages share it. */
+    static final Map<String, String> OWNERS = Map.ofEntries(
+            Map.entry("eec_queue_item", "dev.ductor.queue"),
+            Map.entry("eec_workflow_run", "dev.ductor.run"),
+            Map.entry("eec_run_inbox", "dev.ductor.run"),
+            Map.entry("eec_run_transition", "dev.ductor.run"),
+            Map.entry("eec_run_watch", "dev.ductor.run"),
+            Map.entry("eec_workflow_definition", "dev.ductor.workflow"),
+            Map.entry("eec_workflow_revision", "dev.ductor.workflow"),
+            Map.entry("eec_aggregate_event", "dev.ductor.aggregate"),
+            Map.entry("eec_pool", "dev.ductor.aggregate.pool"),
+            Map.entry("eec_rule", "dev.ductor.aggregate.rule"),
+            Map.entry("eec_event", "dev.ductor.aggregate.rule"));
+
+    /**
+     * The one statement that needs another owner's table: the pooled claim locks and counts pools in its own snapshot
+     * (queue/fairness.md, "Who touches what").
+     */
+    static final Set<String> EXCEPTIONS = Set.of("dev.ductor.queue.TaskClaim eec_pool");
+
+    static final Pattern TABLE = Pattern.compile("\\beec_[a-z_]+\\b");
+    static final Pattern STARTS_A_WRITE = Pattern.compile("(?is)^\\s*(insert|update|delete|merge|truncate|upsert)\\b.*");
+    static final Pattern WRITE_KEYWORD = Pattern.compile("(?i)\\b(insert|delete|merge|truncate)\\b|(?<!\\bfor\\s{1,20}(no\\s{1,20}key\\s{1,20})?)\\bupdate\\b");
+    static final Pattern READ_START = Pattern.compile("(?is)^\\s*(select|with)\\b.*");
+    static final Pattern HQL_READ_START = Pattern.compile("(?is)^\\s*(select|from)\\b.*");
+
+    @Test
+    void theCoresImportNoFramework() {
+        noClasses().that().resideInAnyPackage("dev.ductor.run.core..", "dev.ductor.aggregate.core..")
+                .should().dependOnClassesThat().resideInAnyPackage("jakarta..", "io.quarkus..", "org.hibernate..")
+                .because("the tick and the aggregates' folds are pure functions, tested without Quarkus or a database")
+                .check(MAIN);
+    }
+
+    /** Every package is a slice of its own, subpackages included: {@code run} and {@code run.core} are two. */
+    @Test
+    void packagesFormNoCycle() {
+        slices().matching("dev.ductor.(**)").should().beFreeOfCycles().check(MAIN);
+    }
+
+    @Test
+    void theServerImportsNothingOfTheClientSdkOrCli() {
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("dev.ductor.sdk..", "dev.ductor.cli..")
+                .check(MAIN);
+    }
+
+    /**
+     * A string constant naming a table (or, in HQL, an entity) is in the table's owning package; and a constant that
+     * starts a write names the table it writes, so a write cannot be assembled from a verb here and a table there.
+     */
+    @Test
+    void everyTableIsTouchedOnlyByItsOwner() {
+        Map<String, String> entityOwners = entityOwners();
+        Map<String, List<String>> strings = stringConstants();
+        List<String> violations = new ArrayList<>();
+        Set<String> seen = new TreeSet<>();
+        strings.forEach((type, constants) -> {
+            String pkg = type.substring(0, type.lastIndexOf('.'));
+            for (String constant : constants) {
+                Set<String> tables = tablesIn(constant, entityOwners);
+                for (String table : tables) {
+                    String owner = OWNERS.containsKey(table) ? OWNERS.get(table) : entityOwners.get(table);
+                    seen.add(table);
+                    if (owner == null) {
+                        violations.add(type + " names " + table + ", which has no owner in ArchitectureTest.OWNERS");
+                    } else if (!(pkg.equals(owner) || pkg.startsWith(owner + ".")) && !EXCEPTIONS.contains(type + " " + table)) {
+                        violations.add(type + " touches " + table + ", owned by " + owner + ": call the owner instead\n      "
+                                + oneLine(constant));
+                    }
+                }
+                if (tables.isEmpty() && STARTS_A_WRITE.matcher(constant).matches() && looksLikeSql(constant)) {
+                    violations.add(type + " starts a write without naming its table (SQL assembled from pieces?)\n      "
+                            + oneLine(constant));
+                }
+            }
+        });
+        assertTrue(seen.containsAll(OWNERS.keySet()), "the scan did not find every table in the compiled SQL, so it is not"
+                + " reading it: found " + seen);
+        assertTrue(violations.isEmpty(), violations.size() + " statement(s) outside their table's owner:\n  "
+                + String.join("\n  ", violations));
+    }
+
+    /**
+     * The run row ({@code eec_workflow_run}) is written by {@link RunRows} alone: elsewhere a statement naming it is a
+     * read (it starts with SELECT or WITH, or FROM in HQL, and holds no write), no field of {@link WorkflowRunEntity} is
+     * set (a set field is written by the next flush), and no run entity is persisted, merged, removed or bulk-updated.
+     * In RunRows, every UPDATE of the row checks and bumps {@code db_record_version}, with no OR to escape the check,
+     * and the INSERT starts a row at version 0.
+     */
+    @Test
+    void theRunRowIsWrittenOnlyByRunRowsAndOnlyVersioned() {
+        String writer = RunRows.class.getName();
+        List<String> violations = new ArrayList<>();
+        int updates = 0;
+        for (Map.Entry<String, List<String>> entry : stringConstants().entrySet()) {
+            String type = entry.getKey();
+            for (String constant : entry.getValue()) {
+                boolean table = Pattern.compile("\\beec_workflow_run\\b").matcher(constant).find();
+                boolean entity = Pattern.compile("\\bWorkflowRunEntity\\b").matcher(constant).find() && looksLikeSql(constant);
+                if (!table && !entity) {
+                    continue;
+                }
+                if (type.equals(writer)) {
+                    if (Pattern.compile("(?is)^\\s*update\\b").matcher(constant).find()) {
+                        updates++;
+                        if (!Pattern.compile("(?is)db_record_version\\s*=\\s*db_record_version\\s*\\+\\s*1").matcher(constant).find()
+                                || !Pattern.compile("(?is)\\bwhere\\s+run_id\\s*=\\s*\\?\\s+and\\s+db_record_version\\s*=\\s*\\?\\s*$").matcher(constant).find()
+                                || Pattern.compile("(?i)\\bor\\b").matcher(constant).find()) {
+                            violations.add(type + ": an UPDATE of the run row must be WHERE run_id = ? AND db_record_version = ?"
+                                    + " (no OR) and SET db_record_version = db_record_version + 1\n      " + oneLine(constant));
+                        }
+                    } else if (Pattern.compile("(?is)^\\s*insert\\b").matcher(constant).find()) {
+                        if (!Pattern.compile("(?is)db_record_version.*values.*\\b0\\b").matcher(constant).find()) {
+                            violations.add(type + ": a new run row starts at db_record_version 0\n      " + oneLine(constant));
+                        }
+                    } else if (!READ_START.matcher(constant).matches() || WRITE_KEYWORD.matcher(constant).find()) {
+                        violations.add(type + ": neither a read nor the versioned UPDATE or INSERT\n      " + oneLine(constant));
+                    }
+                } else if (!(table ? READ_START : HQL_READ_START).matcher(constant).matches()
+                        || WRITE_KEYWORD.matcher(constant).find()) {
+                    violations.add(type + " writes the run row, which only " + writer + " may do\n      " + oneLine(constant));
+                }
+            }
+        }
+        assertTrue(updates > 0, "found no UPDATE of the run row in " + writer + ": the scan does not read it");
+        assertTrue(violations.isEmpty(), String.join("\n  ", violations));
+    }
+
+    @Test
+    void noFieldOfALoadedRunIsSetOutsideRunRows() {
+        String writer = RunRows.class.getName();
+        noClasses().that().doNotHaveFullyQualifiedName(writer).and().doNotHaveFullyQualifiedName(WorkflowRunEntity.class.getName())
+                .should().setFieldWhere(DescribedPredicate.describe("a field of WorkflowRunEntity",
+                        (JavaFieldAccess access) -> access.getTargetOwner().isEquivalentTo(WorkflowRunEntity.class)))
+                .because("a field set on a loaded run is written by the next flush: only RunRows changes a run")
+                .check(MAIN);
+    }
+
+    @Test
+    void noRunEntityIsPersistedMergedOrRemovedOutsideRunRows() {
+        String writer = RunRows.class.getName();
+        noClasses().that().doNotHaveFullyQualifiedName(writer)
+                .should().callMethodWhere(DescribedPredicate.describe("a write of a run entity (Panache, or the"
+                                + " EntityManager's or Session's persist/merge/remove in a class that uses WorkflowRunEntity)",
+                        (JavaMethodCall call) -> writesARunEntity(call)))
+                .check(MAIN);
+    }
+
+    /** A migration never writes the run row but by the versioned UPDATE: a data fix must bump the version too. */
+    @Test
+    void migrationsWriteTheRunRowOnlyVersioned() throws IOException {
+        List<String> violations = new ArrayList<>();
+        try (Stream<Path> files = Files.list(MIGRATIONS)) {
+            for (Path file : files.sorted().toList()) {
+                String sql = Files.readString(file).replaceAll("--[^\n]*", " ");
+                Matcher write = Pattern.compile("(?is)\\b(update\\s+(only\\s+)?eec_workflow_run\\b[^;]*"
+                        + "|delete\\s+from\\s+(only\\s+)?eec_workflow_run\\b|truncate\\s+(table\\s+)?(only\\s+)?eec_workflow_run\\b"
+                        + "|insert\\s+into\\s+eec_workflow_run\\b|merge\\s+into\\s+eec_workflow_run\\b)").matcher(sql);
+                while (write.find()) {
+                    String statement = write.group();
+                    boolean versioned = statement.toLowerCase().startsWith("update")
+                            && Pattern.compile("(?is)db_record_version\\s*=\\s*db_record_version\\s*\\+\\s*1").matcher(statement).find()
+                            && !Pattern.compile("(?i)\\bor\\b").matcher(statement).find();
+                    if (!versioned) {
+                        violations.add(file.getFileName() + ": " + oneLine(statement));
+                    }
+                }
+            }
+        }
+        assertTrue(violations.isEmpty(), "migrations that write runs around the version check:\n  " + String.join("\n  ", violations));
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------------------------
+
+    static boolean writesARunEntity(JavaMethodCall call) {
+        JavaClass target = call.getTargetOwner();
+        String name = call.getName();
+        if (target.isEquivalentTo(WorkflowRunEntity.class)) {
+            return name.startsWith("persist") || name.startsWith("delete") || name.startsWith("update");
+        }
+        boolean entityManager = target.isAssignableTo(EntityManager.class) || target.isAssignableTo(Session.class);
+        return entityManager && Set.of("persist", "merge", "remove", "refresh", "detach").contains(name)
+                && call.getOriginOwner().getDirectDependenciesFromSelf().stream()
+                .anyMatch(d -> d.getTargetClass().isEquivalentTo(WorkflowRunEntity.class));
+    }
+
+    /** The entities by simple name, each owned by its package. */
+    static Map<String, String> entityOwners() {
+        Map<String, String> owners = new TreeMap<>();
+        for (JavaClass type : MAIN) {
+            if (type.isAnnotatedWith(Entity.class)) {
+                owners.put(type.getSimpleName(), type.getPackageName());
+            }
+        }
+        return owners;
+    }
+
+    static Set<String> tablesIn(String constant, Map<String, String> entityOwners) {
+        Set<String> tables = new TreeSet<>();
+        Matcher table = TABLE.matcher(constant);
+        while (table.find()) {
+            tables.add(table.group());
+        }
+        if (looksLikeSql(constant)) {
+            for (String entity : entityOwners.keySet()) {
+                if (Pattern.compile("\\b" + entity + "\\b").matcher(constant).find()) {
+                    tables.add(entity);
+                }
+            }
+        }
+        return tables;
+    }
+
+    static boolean looksLikeSql(String constant) {
+        return Pattern.compile("(?i)\\b(select|from|update|delete|insert|into|set|where|merge|truncate)\\b").matcher(constant).find();
+    }
+
+    static String oneLine(String constant) {
+        String line = constant.replaceAll("\\s+", " ").trim();
+        return line.length() > 160 ? line.substring(0, 160) + "..." : line;
+    }
+
+    /** Per main class (binary name), its string constants as javac left them. */
+    static Map<String, List<String>> stringConstants() {
+        Map<String, List<String>> strings = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(CLASSES)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".class")).toList()) {
+                ClassReader reader = new ClassReader(Files.readAllBytes(file));
+                String name = reader.getClassName().replace('/', '.');
+                String outer = name.contains("$") ? name.substring(0, name.indexOf('$')) : name;
+                List<String> constants = strings.computeIfAbsent(outer, k -> new ArrayList<>());
+                reader.accept(new ClassVisitor(Opcodes.ASM9) {
+                    @Override
+                    public FieldVisitor visitField(int access, String field, String descriptor, String signature, Object value) {
+                        if (value instanceof String s) {
+                            constants.add(s);
+                        }
+                        return null;
+                    }
+
+                    @Override
+                    public MethodVisitor visitMethod(int access, String method, String descriptor, String signature,
+                                                     String[] exceptions) {
+                        return new MethodVisitor(Opcodes.ASM9) {
+                            @Override
+                            public void visitLdcInsn(Object value) {
+                                if (value instanceof String s) {
+                                    constants.add(s);
+                                }
+                            }
+
+                            @Override
+                            public void visitInvokeDynamicInsn(String indy, String descriptor, Handle bootstrap, Object... args) {
+                                for (Object arg : args) { // the recipe of a string concatenation: its constant pieces
+                                    if (arg instanceof String s) {
+                                        constants.addAll(List.of(s.split("\u0001")));
+                                    }
+                                }
+                            }
+                        };
+                    }
+                }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        strings.values().removeIf(List::isEmpty);
+        // A constant field's value is both its ConstantValue and every LDC of it: once is enough.
+        return strings.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().stream().distinct().toList(),
+                (a, b) -> a, TreeMap::new));
+    }
+}
