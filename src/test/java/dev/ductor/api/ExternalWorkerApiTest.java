@@ -1,12 +1,13 @@
-package dev.ductor.worker;
+package dev.ductor.api;
 
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
-import dev.ductor.support.HttpApi;
+import dev.ductor.support.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -20,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A worker in any language, through /api/v1/tasks: claim, heartbeat, complete, fail, fenced by lease tokens. */
 @QuarkusTest
+@Tag("api")
 class ExternalWorkerApiTest {
 
     @Inject
@@ -28,7 +30,7 @@ class ExternalWorkerApiTest {
     @Inject
     Fixtures fixtures;
 
-    private Map<String, Object> claimOne(HttpApi api, String handler) {
+    private Map<String, Object> claimOne(Api api, String handler) {
         List<Map<String, Object>> tasks = api.as("worker")
                 .body("{\"handlers\":[\"" + handler + "\"],\"workerId\":\"w1\",\"max\":1,\"waitSeconds\":10}")
                 .post("/api/v1/tasks/claim").then().statusCode(200).extract().jsonPath().getList("$");
@@ -36,14 +38,14 @@ class ExternalWorkerApiTest {
         return tasks.get(0);
     }
 
-    private String chargeWorkflow(HttpApi api, String handler, int maxAttempts) {
+    private String chargeWorkflow(Api api, String handler, int maxAttempts) {
         return api.define("{\"nodes\":[{\"id\":\"charge\",\"type\":\"task\",\"handler\":\"" + handler + "\","
                 + "\"input\":{\"amount\":5},\"retry\":{\"maxAttempts\":" + maxAttempts + "}}]}");
     }
 
     @Test
     void aWorkerClaimsHeartbeatsAndCompletesATaskAndARepeatedCompletionIsAppliedOnce() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String handler = "ext:charge-" + UUID.randomUUID();
         String runId = api.start(chargeWorkflow(api, handler, 1));
 
@@ -69,7 +71,7 @@ class ExternalWorkerApiTest {
 
     @Test
     void aCompletionWithAStaleTokenIs409AndChangesNothing() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String handler = "ext:stale-" + UUID.randomUUID();
         String runId = api.start(chargeWorkflow(api, handler, 1));
         Map<String, Object> task = claimOne(api, handler);
@@ -90,7 +92,7 @@ class ExternalWorkerApiTest {
 
     @Test
     void aRetryableFailureDispatchesTheNextAttemptAndTheOldTokenIsFencedOff() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String handler = "ext:flaky-" + UUID.randomUUID();
         String runId = api.start(chargeWorkflow(api, handler, 2));
         Map<String, Object> first = claimOne(api, handler);
@@ -113,7 +115,7 @@ class ExternalWorkerApiTest {
 
     @Test
     void aLongPollReturnsAsSoonAsATaskIsQueued() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String handler = "ext:later-" + UUID.randomUUID();
         String workflow = chargeWorkflow(api, handler, 1);
         CompletableFuture<List<Object>> poll = CompletableFuture.supplyAsync(() -> api.as("worker")
@@ -126,8 +128,8 @@ class ExternalWorkerApiTest {
 
     @Test
     void anotherTenantsWorkerNeverSeesTheTask() {
-        HttpApi owner = new HttpApi(issuer);
-        HttpApi stranger = new HttpApi(issuer);
+        Api owner = new Api(issuer);
+        Api stranger = new Api(issuer);
         String handler = "ext:private-" + UUID.randomUUID();
         owner.start(chargeWorkflow(owner, handler, 1));
         List<Object> seen = stranger.as("worker").body("{\"handlers\":[\"" + handler + "\"],\"workerId\":\"x\",\"max\":5}")
@@ -137,7 +139,7 @@ class ExternalWorkerApiTest {
 
     @Test
     void badClaimsAndReportsAre400AndOtherRoles403() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         api.as("worker").body("{\"workerId\":\"w\",\"max\":1}").post("/api/v1/tasks/claim").then().statusCode(400);
         api.as("worker").body("{\"handlers\":[],\"workerId\":\"w\",\"max\":1}").post("/api/v1/tasks/claim").then().statusCode(400);
         api.as("worker").body("{\"handlers\":[\"ext:a\"],\"workerId\":\"w\",\"max\":0}").post("/api/v1/tasks/claim").then().statusCode(400);

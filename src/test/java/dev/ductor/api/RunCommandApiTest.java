@@ -1,11 +1,12 @@
-package dev.ductor.run;
+package dev.ductor.api;
 
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
-import dev.ductor.support.HttpApi;
+import dev.ductor.support.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.UUID;
@@ -15,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Cancellation and the operator's version-checked PATCH, over HTTP. */
 @QuarkusTest
+@Tag("api")
 class RunCommandApiTest {
 
     private static final String WAITS = "{\"nodes\":[{\"id\":\"gate\",\"type\":\"signal\",\"signal\":\"open\"},"
@@ -26,13 +28,13 @@ class RunCommandApiTest {
     @Inject
     Fixtures fixtures;
 
-    private String etag(HttpApi api, String runId) {
+    private String etag(Api api, String runId) {
         return api.run(runId).header("ETag");
     }
 
     @Test
     void cancellingARunningRunEndsItCancelledAndASecondCancelIs409() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define(WAITS));
         api.as("operator").post("/api/v1/runs/{id}/cancel", runId).then().statusCode(202);
         assertEquals("CANCELLED", api.awaitStatus(runId, "CANCELLED"));
@@ -45,7 +47,7 @@ class RunCommandApiTest {
 
     @Test
     void patchWithoutIfMatchIs428AndWithAStaleOneIs409KeepingWhatWasSent() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define(WAITS));
         String body = "{\"tier\":\"interactive\"}";
 
@@ -64,7 +66,7 @@ class RunCommandApiTest {
 
     @Test
     void patchingTheTierMovesTheRunAndItsQueuedWorkAndBumpsTheVersion() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define("{\"nodes\":[{\"id\":\"t\",\"type\":\"task\",\"handler\":\"ext:idle\"}]}"));
         String etag = etag(api, runId);
 
@@ -81,7 +83,7 @@ class RunCommandApiTest {
 
     @Test
     void skippingAWaitingNodeLetsItsDependantsRun() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define(WAITS));
         Response patched = api.as("operator").header("If-Match", etag(api, runId))
                 .body("{\"nodes\":{\"gate\":{\"action\":\"skip\"}}}").patch("/api/v1/runs/{id}", runId);
@@ -92,7 +94,7 @@ class RunCommandApiTest {
 
     @Test
     void retryingARunningTaskDispatchesANewAttemptAndIgnoresTheOldOne() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define("{\"nodes\":[{\"id\":\"t\",\"type\":\"task\",\"handler\":\"ext:hung\"}]}"));
         Response patched = api.as("operator").header("If-Match", etag(api, runId))
                 .body("{\"nodes\":{\"t\":{\"action\":\"retry\"}}}").patch("/api/v1/runs/{id}", runId);
@@ -103,7 +105,7 @@ class RunCommandApiTest {
 
     @Test
     void actionsThatCannotApplyAre409AndBadPatchesAre400() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define(WAITS));
         String etag = etag(api, runId);
         api.as("operator").header("If-Match", etag).body("{\"nodes\":{\"gate\":{\"action\":\"retry\"}}}")

@@ -1,6 +1,7 @@
 package dev.ductor.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a step longer than the drain is handed back without spending an attempt, and every run completes on the
  * other instance.
  */
+@Tag("it")
 class GracefulShutdownIT {
 
     private static final Duration GRACE = Duration.ofSeconds(45);

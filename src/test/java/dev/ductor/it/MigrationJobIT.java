@@ -3,6 +3,7 @@ package dev.ductor.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.smallrye.jwt.build.Jwt;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -60,6 +61,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>Alone: {@code ./mvnw verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=MigrationJobIT}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("it")
 class MigrationJobIT {
 
     private static final String SUITE = "MigrationJobIT";

@@ -1,6 +1,7 @@
 package dev.ductor.it;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>Run by failsafe after {@code package}: {@code ./mvnw verify}, or alone with
  * {@code ./mvnw verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=MultiPodCoordinationIT}.
  */
+@Tag("it")
 class MultiPodCoordinationIT {
 
     private static final int PODS = 3;

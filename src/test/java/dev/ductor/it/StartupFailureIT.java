@@ -1,5 +1,6 @@
 package dev.ductor.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * behind: the embedded PostgreSQL it may have started is stopped too. Real JVMs of the packaged jar in the prod
  * profile, configured by environment variables as a container is.
  */
+@Tag("it")
 class StartupFailureIT {
 
     private static final String SUITE = "StartupFailureIT";

@@ -1,5 +1,6 @@
 package dev.ductor.run.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -14,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The tick is a function: same snapshot, inputs and time give the same result; nothing to do is a no-op. */
+@Tag("unit")
 class TickDeterminismTest {
 
     static final String MANY = """
