@@ -38,6 +38,12 @@ class ExternalWorkerApiTest {
         return tasks.get(0);
     }
 
+    /** When the task's lease runs out, as stored (epoch ms). */
+    private long leaseEnd(String taskId) {
+        return fixtures.count("SELECT CAST(extract(epoch FROM available_at) * 1000 AS bigint) FROM eec_queue_item"
+                + " WHERE id = ?1 AND lease_token IS NOT NULL", Long.parseLong(taskId));
+    }
+
     private String chargeWorkflow(Api api, String handler, int maxAttempts) {
         return api.define("{\"nodes\":[{\"id\":\"charge\",\"type\":\"task\",\"handler\":\"" + handler + "\","
                 + "\"input\":{\"amount\":5},\"retry\":{\"maxAttempts\":" + maxAttempts + "}}]}");
@@ -57,8 +63,13 @@ class ExternalWorkerApiTest {
         String taskId = (String) task.get("taskId");
         String token = (String) task.get("leaseToken");
 
+        long leaseEnd = leaseEnd(taskId);
+        Thread.sleep(300);
         api.as("worker").body("{\"leaseToken\":\"" + token + "\"}").post("/api/v1/tasks/{id}/heartbeat", taskId)
                 .then().statusCode(200);
+        long extended = leaseEnd(taskId);
+        assertTrue(extended >= leaseEnd + 250, "the heartbeat 300 ms later moved the lease's end from " + leaseEnd
+                + " to " + extended + " (epoch ms)");
         String completion = "{\"leaseToken\":\"" + token + "\",\"output\":{\"charged\":5}}";
         api.as("worker").body(completion).post("/api/v1/tasks/{id}/complete", taskId).then().statusCode(200);
         api.as("worker").body(completion).post("/api/v1/tasks/{id}/complete", taskId).then().statusCode(200);
@@ -122,8 +133,13 @@ class ExternalWorkerApiTest {
                 .body("{\"handlers\":[\"" + handler + "\"],\"workerId\":\"w\",\"max\":1,\"waitSeconds\":20}")
                 .post("/api/v1/tasks/claim").then().statusCode(200).extract().jsonPath().getList("$"));
         Thread.sleep(500);
+        long queued = System.nanoTime();
         api.start(workflow);
         assertEquals(1, poll.get(20, TimeUnit.SECONDS).size());
+        // "As soon as": the poll is woken by the commit (or its 250 ms re-check), not by its 20 s running out. 5 s is
+        // generous for a loaded 2-core machine and far below a poll that merely waited.
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - queued);
+        assertTrue(waitedMs < 5000, "the claim returned " + waitedMs + " ms after the task was queued");
     }
 
     @Test
