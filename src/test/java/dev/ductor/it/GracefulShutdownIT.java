@@ -10,6 +10,8 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.UUID;
+import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -90,6 +92,9 @@ class GracefulShutdownIT {
         }
         await("pod-a running short steps too", () -> leasedBy("pod-a", "%400%") > 0, Duration.ofSeconds(30));
 
+        // The short steps pod-a holds as it is told to stop: each must finish on pod-a, not be handed back.
+        List<Map<String, String>> shortOnA = postgres.sql().maps("SELECT id, run_id, node_id, attempt FROM eec_queue_item"
+                + " WHERE kind = 'TASK' AND lease_owner = 'pod-a' AND lease_token IS NOT NULL AND payload::text LIKE '%400%'");
         long signalled = System.nanoTime();
         podA.process().destroy(); // SIGTERM
 
@@ -114,6 +119,20 @@ class GracefulShutdownIT {
         double stoppedAfter = Pods.seconds(System.nanoTime() - signalled);
         String log = podA.tail(400);
         assertTrue(log.contains("released task"), "the 30 s step was handed back:\n" + log);
+        // At pod-a's exit, each short step it held at SIGTERM is done: its task row gone and its result committed
+        // (read now, before pod-b could have re-run a handed-back one), and pod-a never handed one back.
+        assertFalse(shortOnA.isEmpty(), "pod-a held no short step at SIGTERM");
+        List<String> unfinished = new ArrayList<>();
+        for (Map<String, String> task : shortOnA) {
+            UUID run = UUID.fromString(task.get("run_id"));
+            long queued = postgres.sql().single("SELECT count(*) FROM eec_queue_item WHERE id = ?", Long.parseLong(task.get("id")));
+            long completed = postgres.sql().single("SELECT count(*) FROM eec_run_transition WHERE run_id = ? AND node_id = ?"
+                    + " AND to_state = 'SUCCEEDED' AND cause = ?", run, task.get("node_id"), "attempt " + task.get("attempt") + " completed");
+            if (queued != 0 || completed != 1 || log.contains("released task " + task.get("id") + " ")) {
+                unfinished.add(task + " queued=" + queued + " completed=" + completed);
+            }
+        }
+        assertEquals(List.of(), unfinished, "short steps pod-a held at SIGTERM but did not finish before it exited:\n" + log);
         assertFalse(log.contains(" ERROR "), "pod-a stopped without an error:\n" + log);
 
         await("every run finished on pod-b", () -> postgres.sql().single(
@@ -124,7 +143,8 @@ class GracefulShutdownIT {
                 "no step was lost to an expired lease");
         assertEquals(0, postgres.sql().single("SELECT count(*) FROM eec_run_transition WHERE from_state = 'RUNNING'"
                 + " AND to_state = 'RUNNING'"), "no attempt was spent on the shutdown");
-        System.out.printf("[graceful] pod-a not ready %.2f s after SIGTERM (still serving), stopped %.1f s after it;"
-                + " %d runs completed on pod-b, no attempt spent%n", downAfter, stoppedAfter, runs.size());
+        System.out.printf("[graceful] pod-a not ready %.2f s after SIGTERM (still serving), stopped %.1f s after it,"
+                + " finishing the %d short steps it held; %d runs completed on pod-b, no attempt spent%n", downAfter,
+                stoppedAfter, shortOnA.size(), runs.size());
     }
 }
