@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * however often the step ran.
  *
  * <p>{@code POST /ok} answers 200 at once. {@code POST /hold} holds attempt 1 until {@link #close()} (a step that
- * outlives its pod), and answers every later attempt at once.
+ * outlives its pod), and answers every later attempt at once. {@code POST /hold-first} holds the first call of each
+ * node attempt until {@link #close()} and answers a repeat of it (the step handed back and run again) at once.
  */
 final class StepLedger implements AutoCloseable {
 
@@ -36,6 +37,7 @@ final class StepLedger implements AutoCloseable {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 128);
         server.createContext("/ok", exchange -> answer(exchange, false));
         server.createContext("/hold", exchange -> answer(exchange, true));
+        server.createContext("/hold-first", exchange -> answer(exchange, true));
         threads = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "step-ledger");
             t.setDaemon(true);
@@ -45,7 +47,7 @@ final class StepLedger implements AutoCloseable {
         server.start();
     }
 
-    /** The input of an {@code http} node that calls {@code path} ("ok" or "hold") of this ledger. */
+    /** The input of an {@code http} node that calls {@code path} ("ok", "hold" or "hold-first") of this ledger. */
     String input(String path) {
         return "{\"url\": \"http://127.0.0.1:" + server.getAddress().getPort() + "/" + path + "\", \"method\": \"POST\","
                 + " \"body\": {}, \"timeoutMs\": 300000}";
@@ -74,8 +76,9 @@ final class StepLedger implements AutoCloseable {
             body.readAllBytes();
             String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
             String attempt = exchange.getRequestHeaders().getFirst("Ductor-Attempt");
-            executions.computeIfAbsent(key + " attempt " + attempt, k -> new AtomicInteger()).incrementAndGet();
-            if (holdFirstAttempt && "1".equals(attempt)) {
+            int execution = executions.computeIfAbsent(key + " attempt " + attempt, k -> new AtomicInteger()).incrementAndGet();
+            boolean firstCall = exchange.getRequestURI().getPath().equals("/hold-first") && execution == 1;
+            if (holdFirstAttempt && ("1".equals(attempt) && exchange.getRequestURI().getPath().equals("/hold") || firstCall)) {
                 try {
                     released.await(10, TimeUnit.MINUTES);
                 } catch (InterruptedException e) {

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-import java.util.Map;
 
 import static dev.ductor.run.core.Runs.NOW;
 import static dev.ductor.run.core.Runs.completed;
