@@ -93,6 +93,8 @@ class GracefulShutdownIT {
         // on a loaded machine, leaving nothing to hand back); handed back, it runs again on pod-b and is answered at once.
         await("pod-a leasing the long step (longer than the 5 s delay + 10 s drain)", () -> leasedBy("pod-a", "%hold-first%") == 1,
                 Duration.ofSeconds(30));
+        String longTask = String.valueOf(postgres.sql().single("SELECT id FROM eec_queue_item WHERE kind = 'TASK'"
+                + " AND lease_owner = 'pod-a' AND payload::text LIKE '%hold-first%'"));
 
         PodProcess podB = pods.launch("pod-b");
         pods.awaitReady(podB);
@@ -146,6 +148,16 @@ class GracefulShutdownIT {
             }
         }
         assertEquals(List.of(), unfinished, "short steps pod-a held at SIGTERM but did not finish before it exited:\n" + log);
+        // Nor those it claimed during the pre-shutdown delay: the long step is the only one handed back, and no task is
+        // left leased to the stopped pod.
+        List<String> released = new ArrayList<>();
+        java.util.regex.Matcher handedBack = java.util.regex.Pattern.compile("released task (\\d+) ").matcher(log);
+        while (handedBack.find()) {
+            released.add(handedBack.group(1));
+        }
+        assertEquals(List.of(longTask), released, "the steps pod-a handed back (only the long one may be):\n" + log);
+        assertEquals(0, postgres.sql().single("SELECT count(*) FROM eec_queue_item WHERE lease_owner = 'pod-a'"
+                + " AND lease_token IS NOT NULL"), "tasks still leased to pod-a after it exited");
         assertFalse(log.contains(" ERROR "), "pod-a stopped without an error:\n" + log);
 
         await("every run finished on pod-b", () -> postgres.sql().single(

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * however often the step ran.
  *
  * <p>{@code POST /ok} answers 200 at once. {@code POST /hold} holds attempt 1 until {@link #close()} (a step that
- * outlives its pod), and answers every later attempt at once. {@code POST /hold-first} holds the first call of each
+ * outlives its pod) and later attempts until {@link #releaseRetries()}, so that the test decides when a retry ends. {@code POST /hold-first} holds the first call of each
  * node attempt until {@link #close()} and answers a repeat of it (the step handed back and run again) at once.
  */
 final class StepLedger implements AutoCloseable {
@@ -32,6 +32,7 @@ final class StepLedger implements AutoCloseable {
     private final ExecutorService threads;
     private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
     private final CountDownLatch released = new CountDownLatch(1);
+    private final CountDownLatch retriesReleased = new CountDownLatch(1);
 
     StepLedger() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 128);
@@ -78,12 +79,15 @@ final class StepLedger implements AutoCloseable {
             String attempt = exchange.getRequestHeaders().getFirst("Ductor-Attempt");
             int execution = executions.computeIfAbsent(key + " attempt " + attempt, k -> new AtomicInteger()).incrementAndGet();
             boolean firstCall = exchange.getRequestURI().getPath().equals("/hold-first") && execution == 1;
-            if (holdFirstAttempt && ("1".equals(attempt) && exchange.getRequestURI().getPath().equals("/hold") || firstCall)) {
-                try {
+            boolean hold = exchange.getRequestURI().getPath().equals("/hold");
+            try {
+                if (holdFirstAttempt && ("1".equals(attempt) && hold || firstCall)) {
                     released.await(10, TimeUnit.MINUTES);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                } else if (hold) {
+                    retriesReleased.await(10, TimeUnit.MINUTES);
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
             byte[] answer = ("{\"attempt\": " + attempt + "}").getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
@@ -94,9 +98,15 @@ final class StepLedger implements AutoCloseable {
         }
     }
 
+    /** Lets the held later attempts of {@code /hold} (and any that come) answer. */
+    void releaseRetries() {
+        retriesReleased.countDown();
+    }
+
     @Override
     public void close() {
         released.countDown();
+        retriesReleased.countDown();
         server.stop(0);
         threads.shutdownNow();
     }

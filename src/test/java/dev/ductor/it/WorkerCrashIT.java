@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  *     change nothing; attempt 2 completes once (a repeated identical completion is a 200 no-op);</li>
  * <li>the crash: an {@code http} task whose call the {@link StepLedger} holds (attempt 1 never returns) is claimed by
  *     one pod's in-process worker, which heartbeats past its lease; that pod is SIGKILLed mid-task; the surviving
- *     pod reaps the lease (attempt 1 fails retryably), runs attempt 2 (answered at once) and finishes the run. The
+ *     pod reaps the lease (attempt 1 fails retryably), runs attempt 2 (answered once the test let it) and finishes the run. The
  *     ledger counts the handler's executions: each attempt ran exactly once. A late report with the dead worker's
  *     token is fenced off too.</li>
  * </ol>
@@ -237,6 +237,7 @@ class WorkerCrashIT {
                 "{\"leaseToken\": \"" + claim.get("lease_token") + "\", \"output\": {\"slept\": 20000}}"),
                 "a completion with the dead worker's lease token");
         assertEquals(versionBefore, getRun(survivor, runId).path("version").asLong(), "the fenced completion changed the run");
+        ledger.releaseRetries(); // attempt 2's call, held so far, now answers
 
         JsonNode done = awaitRun(survivor, runId, r -> !"RUNNING".equals(r.path("status").asText()), Duration.ofSeconds(45),
                 "attempt 2 and the rest of the run");
