@@ -93,8 +93,10 @@ find_pgbench() {
     done
 }
 
-# Runs one *Bench class through surefire (surefire's default includes never pick up *Bench, so a plain
-# ./mvnw verify does not run it), logging everything Maven says to $log.
+# Runs one *Bench class through surefire, logging everything Maven says to $log. The benchmarks live apart from the
+# tests, in src/bench/java, which build-helper-maven-plugin adds as a test source root: every build compiles them, but
+# surefire's default includes never pick up *Bench and no tier's -Dgroups selects their tag bench, so only a -Dtest
+# naming one runs it.
 run_bench_class() {
     local class=$1 log=$2
     shift 2

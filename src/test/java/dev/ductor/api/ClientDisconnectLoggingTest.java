@@ -1,9 +1,11 @@
 package dev.ductor.api;
 
+import dev.ductor.support.Api;
 import dev.ductor.security.DevTokenIssuer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.OutputStream;
@@ -25,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * not an "unexpected error" with a stack trace: at most one DEBUG line, nothing at WARN or ERROR.
  */
 @QuarkusTest
+@Tag("api")
 class ClientDisconnectLoggingTest {
 
     @Inject

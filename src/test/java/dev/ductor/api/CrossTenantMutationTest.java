@@ -1,10 +1,12 @@
 package dev.ductor.api;
 
+import dev.ductor.support.Api;
 import dev.ductor.security.DevTokenIssuer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -19,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * task's real lease token, and changes nothing.
  */
 @QuarkusTest
+@Tag("api")
 class CrossTenantMutationTest {
 
     @Inject
@@ -38,7 +41,7 @@ class CrossTenantMutationTest {
                 .post("/api/v1/tasks/claim").then().statusCode(200).extract().jsonPath().getList("$", Map.class).get(0);
         String taskId = String.valueOf(task.get("taskId"));
         String lease = (String) task.get("leaseToken");
-        Response before = owner.getRun(runId);
+        Response before = owner.run(runId);
         String etag = before.header("ETag");
 
         Map<String, Response> answers = new java.util.LinkedHashMap<>();
@@ -63,7 +66,7 @@ class CrossTenantMutationTest {
         }
 
         // Nothing changed: the run is where it was, and its worker still holds the lease and finishes the task.
-        Response after = owner.getRun(runId);
+        Response after = owner.run(runId);
         assertEquals(etag, after.header("ETag"));
         JsonPath run = after.jsonPath();
         assertEquals("RUNNING", run.getString("status"));

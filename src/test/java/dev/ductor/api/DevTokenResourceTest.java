@@ -2,6 +2,7 @@ package dev.ductor.api;
 
 import dev.ductor.error.NotFoundException;
 import dev.ductor.security.DevTokenIssuer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * The dev sign-in route where dev tokens are off (production): an issuer that issued nothing makes it a 404, as if the
  * route did not exist. The open 200 in tests is checked by AnonymousRouteWalkTest against the running app.
  */
+@Tag("unit")
 class DevTokenResourceTest {
 
     @Test

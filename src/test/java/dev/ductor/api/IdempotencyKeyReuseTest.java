@@ -1,10 +1,12 @@
 package dev.ductor.api;
 
+import dev.ductor.support.Api;
 import dev.ductor.security.DevTokenIssuer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
@@ -20,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * For run starts, signals and events alike.
  */
 @QuarkusTest
+@Tag("api")
 class IdempotencyKeyReuseTest {
 
     @Inject
@@ -86,7 +89,7 @@ class IdempotencyKeyReuseTest {
                 .post("/api/v1/runs/{id}/signals", runId);
         assertEquals(200, repeat.statusCode(), repeat::asString);
         assertEquals("duplicate", repeat.jsonPath().getString("delivered"));
-        assertTrue(!"SUCCEEDED".equals(api.getRun(runId).jsonPath().getString("nodes.shipped.state")),
+        assertTrue(!"SUCCEEDED".equals(api.run(runId).jsonPath().getString("nodes.shipped.state")),
                 "the refused 'shipped' signal was not delivered");
     }
 

@@ -1,10 +1,12 @@
 package dev.ductor.api;
 
+import dev.ductor.support.Api;
 import dev.ductor.security.DevTokenIssuer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -15,11 +17,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
-import static dev.ductor.api.Api.definition;
-import static dev.ductor.api.Api.node;
-import static dev.ductor.api.Api.problem;
-import static dev.ductor.api.Api.task;
-import static dev.ductor.api.Api.unique;
+import static dev.ductor.support.Api.definition;
+import static dev.ductor.support.Api.node;
+import static dev.ductor.support.Api.problem;
+import static dev.ductor.support.Api.task;
+import static dev.ductor.support.Api.unique;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -27,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @QuarkusTest
+@Tag("api")
 class RunApiTest {
 
     @Inject
@@ -75,7 +78,7 @@ class RunApiTest {
             assertEquals(1, run.getInt("nodes." + node + ".attempts"), run.prettify());
         }
 
-        Response got = api.getRun(runId);
+        Response got = api.run(runId);
         assertEquals(200, got.statusCode());
         JsonPath view = got.jsonPath();
         assertEquals(runId, view.getString("runId"));
@@ -197,10 +200,10 @@ class RunApiTest {
     @Test
     void getOfAnUnknownRunIs404AndOfAMalformedIdIs400() {
         String unknown = UUID.randomUUID().toString();
-        problem(api.getRun(unknown), 404);
+        problem(api.run(unknown), 404);
         problem(api.history(unknown), 404);
 
-        problem(api.getRun("not-a-uuid"), 400);
+        problem(api.run("not-a-uuid"), 400);
         problem(api.history("not-a-uuid"), 400);
     }
 
@@ -211,7 +214,7 @@ class RunApiTest {
         String runId = api.start(workflow);
 
         api.updateWorkflow(workflow, definition(task("other", "noop")));
-        JsonPath during = api.getRun(runId).then().statusCode(200).extract().jsonPath();
+        JsonPath during = api.run(runId).then().statusCode(200).extract().jsonPath();
         assertEquals(1, during.getInt("revision"));
         assertEquals(Set.of("nap"), during.getMap("nodes").keySet());
 

@@ -4,11 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ductor.run.RunChangeFeed;
 import dev.ductor.security.DevTokenIssuer;
-import dev.ductor.support.HttpApi;
+import dev.ductor.support.Api;
 import dev.ductor.support.SseStream;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * same tenant and auth rules as GET /runs/{id}.
  */
 @QuarkusTest
+@Tag("api")
 class RunEventsSseTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,7 +50,7 @@ class RunEventsSseTest {
 
     @Test
     void sendsTheRunAtOnceThenEveryCommitAndEndsAtItsTerminalState() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define(GATED));
         long startVersion = version(api, runId);
         try (SseStream stream = SseStream.open("/api/v1/runs/" + runId + "/events", issuer.mint("client", api.tenant), null)) {
@@ -86,7 +88,7 @@ class RunEventsSseTest {
 
     @Test
     void resumesFromLastEventIdAndPushesACommitMadeOnAnotherConnection() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define(GATED));
         long version = awaitWaiting(api, runId);
         String token = issuer.mint("operator", api.tenant);
@@ -116,7 +118,7 @@ class RunEventsSseTest {
 
     @Test
     void whenTheListenerLosesItsConnectionItReconnectsAndOpenStreamsReReadWhatTheyMissed() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define(GATED));
         long version = awaitWaiting(api, runId);
         try (SseStream stream = SseStream.open("/api/v1/runs/" + runId + "/events", issuer.mint("client", api.tenant), null)) {
@@ -145,8 +147,8 @@ class RunEventsSseTest {
 
     @Test
     void anotherTenantsRunIs404AndNoTokenIs401() throws Exception {
-        HttpApi mine = new HttpApi(issuer);
-        HttpApi theirs = new HttpApi(issuer);
+        Api mine = new Api(issuer);
+        Api theirs = new Api(issuer);
         String runId = mine.start(mine.define(GATED));
         try (SseStream other = SseStream.open("/api/v1/runs/" + runId + "/events", issuer.mint("admin", theirs.tenant), null)) {
             assertEquals(404, other.status, other.body);
@@ -163,7 +165,7 @@ class RunEventsSseTest {
 
     @Test
     void aFinishedRunIsSentOnceAndTheStreamEnds() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define("{\"nodes\":[{\"id\":\"a\",\"type\":\"task\",\"handler\":\"noop\"}]}"));
         assertEquals("SUCCEEDED", api.awaitStatus(runId, "SUCCEEDED"));
         String token = issuer.mint("client", api.tenant);
@@ -177,7 +179,7 @@ class RunEventsSseTest {
         }
     }
 
-    private long awaitWaiting(HttpApi api, String runId) throws InterruptedException {
+    private long awaitWaiting(Api api, String runId) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (System.nanoTime() < deadline) {
             var run = api.run(runId);
@@ -189,7 +191,7 @@ class RunEventsSseTest {
         throw new AssertionError("gate never WAITING: " + api.run(runId).asString());
     }
 
-    private static long version(HttpApi api, String runId) {
+    private static long version(Api api, String runId) {
         return api.run(runId).jsonPath().getLong("version");
     }
 

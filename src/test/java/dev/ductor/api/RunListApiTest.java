@@ -1,9 +1,11 @@
 package dev.ductor.api;
 
+import dev.ductor.support.Api;
 import dev.ductor.security.DevTokenIssuer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -14,11 +16,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import static dev.ductor.api.Api.definition;
-import static dev.ductor.api.Api.node;
-import static dev.ductor.api.Api.problem;
-import static dev.ductor.api.Api.task;
-import static dev.ductor.api.Api.unique;
+import static dev.ductor.support.Api.definition;
+import static dev.ductor.support.Api.node;
+import static dev.ductor.support.Api.problem;
+import static dev.ductor.support.Api.task;
+import static dev.ductor.support.Api.unique;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -26,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @QuarkusTest
+@Tag("api")
 class RunListApiTest {
 
     @Inject

@@ -1,5 +1,6 @@
 package dev.ductor.api;
 
+import dev.ductor.support.Api;
 import dev.ductor.security.DevTokenIssuer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -7,6 +8,7 @@ import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import io.smallrye.jwt.build.Jwt;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -17,16 +19,17 @@ import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
 
-import static dev.ductor.api.Api.definition;
-import static dev.ductor.api.Api.problem;
-import static dev.ductor.api.Api.task;
-import static dev.ductor.api.Api.unique;
+import static dev.ductor.support.Api.definition;
+import static dev.ductor.support.Api.problem;
+import static dev.ductor.support.Api.task;
+import static dev.ductor.support.Api.unique;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @QuarkusTest
+@Tag("api")
 class SecurityApiTest {
 
     @Inject
@@ -180,7 +183,7 @@ class SecurityApiTest {
         assertEquals(List.of(), Api.ids(stranger.as("client").queryParam("workflow", workflow).get("/api/v1/runs")
                 .then().statusCode(200).extract().jsonPath()));
         // and the owner still sees it
-        api.getRun(runId).then().statusCode(200);
+        api.run(runId).then().statusCode(200);
     }
 
     @Test

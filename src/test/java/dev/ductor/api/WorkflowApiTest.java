@@ -1,5 +1,6 @@
 package dev.ductor.api;
 
+import dev.ductor.support.Api;
 import dev.ductor.security.DevTokenIssuer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
@@ -12,23 +13,25 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Map;
 
-import static dev.ductor.api.Api.definition;
-import static dev.ductor.api.Api.node;
-import static dev.ductor.api.Api.problem;
-import static dev.ductor.api.Api.task;
-import static dev.ductor.api.Api.unique;
+import static dev.ductor.support.Api.definition;
+import static dev.ductor.support.Api.node;
+import static dev.ductor.support.Api.problem;
+import static dev.ductor.support.Api.task;
+import static dev.ductor.support.Api.unique;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @QuarkusTest
+@Tag("api")
 class WorkflowApiTest {
 
     @Inject

@@ -1,5 +1,6 @@
 package dev.ductor.config;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
@@ -14,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The database's clock as a pod reads it: its last reading, carried on by the monotonic clock, never the wall clock. */
+@Tag("unit")
 class DatabaseClockTest {
 
     private static final Instant DB = Instant.parse("2026-03-01T12:00:00Z");

@@ -6,6 +6,7 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
 import jakarta.interceptor.Interceptor;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * so loops started before a failure would run on, unstoppable, and keep the JVM from exiting. Plain reflection over
  * the compiled classes, so an observer added later is checked too.
  */
+@Tag("unit")
 class StartupOrderTest {
 
     private static final int DEFAULT = Interceptor.Priority.APPLICATION + 500;

@@ -8,6 +8,7 @@ import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * -Dconsole.screenshots.dir=docs/img to refresh the README's).
  */
 @QuarkusTest
+@Tag("api")
 class ConsoleBrowserTest {
 
     private static final Pattern RUN_URL = Pattern.compile("/console/runs/([0-9a-f-]{36})$");

@@ -2,10 +2,11 @@ package dev.ductor.console;
 
 import dev.ductor.run.Coordinator;
 import dev.ductor.security.DevTokenIssuer;
-import dev.ductor.support.HttpApi;
+import dev.ductor.support.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (revisions, fleet, the runs list's idempotencyKey filter).
  */
 @QuarkusTest
+@Tag("api")
 class ConsoleRoutesApiTest {
 
     private static final String GATED = "{\"nodes\": [{\"id\": \"gate\", \"type\": \"signal\", \"signal\": \"go\"}]}";
@@ -46,7 +48,7 @@ class ConsoleRoutesApiTest {
 
     @Test
     void revisionsListNewestFirstAndOneCanBeRead() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String name = api.define("{\"nodes\": [{\"id\": \"a\", \"type\": \"task\", \"handler\": \"noop\"}]}");
         api.as("admin").header("If-Match", "\"0\"")
                 .body("{\"nodes\": [{\"id\": \"a\", \"type\": \"task\", \"handler\": \"noop\"}, {\"id\": \"b\", \"type\": \"task\", \"handler\": \"echo\", \"dependsOn\": [\"a\"]}]}")
@@ -61,12 +63,12 @@ class ConsoleRoutesApiTest {
                 .contentType(containsString("application/problem+json"));
         api.as("client").get("/api/v1/workflows/{name}/revisions/zero", name).then().statusCode(400)
                 .contentType(containsString("application/problem+json"));
-        new HttpApi(issuer).as("admin").get("/api/v1/workflows/{name}/revisions", name).then().statusCode(404);
+        new Api(issuer).as("admin").get("/api/v1/workflows/{name}/revisions", name).then().statusCode(404);
     }
 
     @Test
     void theRunListFindsARunByItsIdempotencyKey() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String name = api.define(GATED);
         String keyed = api.as("client").body("{\"idempotencyKey\": \"order-77\"}").post("/api/v1/workflows/{name}/runs", name)
                 .then().statusCode(201).extract().path("runId");
@@ -80,7 +82,7 @@ class ConsoleRoutesApiTest {
 
     @Test
     void theFleetShowsTiersRunningRunsAndForcedFailures() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String name = api.define(GATED);
         String stuck = api.start(name);
         api.start(name);
@@ -97,12 +99,12 @@ class ConsoleRoutesApiTest {
         assertEquals(stuck, forced.get(0).get("runId"));
         assertEquals("stuck", forced.get(0).get("reason"));
         assertEquals(name, forced.get(0).get("workflow"));
-        assertEquals(0, new HttpApi(issuer).as("client").get("/api/v1/fleet").jsonPath().getList("forcedFailures").size(),
+        assertEquals(0, new Api(issuer).as("client").get("/api/v1/fleet").jsonPath().getList("forcedFailures").size(),
                 "another tenant sees none of it");
         given().get("/api/v1/fleet").then().statusCode(401);
     }
 
-    private static long awaitWaitingSeq(HttpApi api, String runId) throws InterruptedException {
+    private static long awaitWaitingSeq(Api api, String runId) throws InterruptedException {
         for (int i = 0; i < 200; i++) {
             if ("WAITING".equals(api.run(runId).path("nodes.gate.state"))) {
                 List<Integer> seqs = api.as("client").get("/api/v1/runs/{id}/history", runId).jsonPath().getList("seq");

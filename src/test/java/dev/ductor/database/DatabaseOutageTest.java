@@ -1,6 +1,7 @@
 package dev.ductor.database;
 
 import jakarta.transaction.RollbackException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import javax.transaction.xa.XAException;
@@ -10,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /** Which failures are the database being unreachable, and which of those may have been applied anyway. */
+@Tag("unit")
 class DatabaseOutageTest {
 
     @Test

@@ -1,6 +1,7 @@
 package dev.ductor.database;
 
 import io.quarkus.runtime.configuration.ConfigurationException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * any other failure stops the start at once. The unreachable database is a real one: the PostgreSQL driver refused
  * by a port nothing listens on (SQLSTATE 08001).
  */
+@Tag("db")
 class StartupRetryTest {
 
     @Test

@@ -1,6 +1,7 @@
 package dev.ductor.embedded;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * {@code -F} (fsync off) and synchronous_commit off, for tests; the persistent server must run with both on (our
  * {@code -c} settings come after {@code -F} on the command line and win). The ephemeral one may stay fast.
  */
+@Tag("db")
 class EmbeddedPostgresDurabilityTest {
 
     @Test

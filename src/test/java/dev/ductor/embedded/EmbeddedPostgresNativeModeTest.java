@@ -4,6 +4,7 @@ import io.quarkus.runtime.ImageMode;
 import io.smallrye.config.ConfigSourceContext;
 import io.smallrye.config.ConfigValue;
 import org.eclipse.microprofile.config.spi.ConfigSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Iterator;
@@ -20,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * configured, or {@code ductor.embedded.enabled=false} as the native Dockerfile sets) or stop the start-up with a
  * message that says what to set. Plain JUnit: the image mode is a parameter, nothing is started.
  */
+@Tag("db")
 class EmbeddedPostgresNativeModeTest {
 
     @Test

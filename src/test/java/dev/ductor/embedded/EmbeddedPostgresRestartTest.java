@@ -1,6 +1,7 @@
 package dev.ductor.embedded;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A JVM killed with -9 leaves its postmaster running; the next start must take the directory over, data intact. */
+@Tag("db")
 class EmbeddedPostgresRestartTest {
 
     @Test

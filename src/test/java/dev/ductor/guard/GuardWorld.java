@@ -1,5 +1,6 @@
 package dev.ductor.guard;
 
+import dev.ductor.support.Api;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.util.List;
@@ -16,7 +17,7 @@ import java.util.stream.Collectors;
  */
 final class GuardWorld {
 
-    final GuardHttp http;
+    final Api http;
     final Set<String> served;
     final String tenant = "guard-" + shortId();
     final String foreignTenant = "guardx-" + shortId();
@@ -37,7 +38,7 @@ final class GuardWorld {
     String foreignPool;
     String foreignRule;
 
-    private GuardWorld(GuardHttp http, List<OpenApiRoutes.Operation> operations) {
+    private GuardWorld(Api http, List<OpenApiRoutes.Operation> operations) {
         this.http = http;
         this.served = operations.stream().map(OpenApiRoutes.Operation::key).collect(Collectors.toSet());
     }
@@ -46,7 +47,7 @@ final class GuardWorld {
         return UUID.randomUUID().toString().substring(0, 8);
     }
 
-    static GuardWorld create(GuardHttp http, List<OpenApiRoutes.Operation> operations) {
+    static GuardWorld create(Api http, List<OpenApiRoutes.Operation> operations) {
         GuardWorld world = new GuardWorld(http, operations);
         world.workflow = world.createWorkflow(world.tenant, "gw-" + shortId());
         world.runId = world.startWaitingRun(world.tenant, world.workflow);
@@ -101,8 +102,8 @@ final class GuardWorld {
     /** Creates (201) and edits once (200, with If-Match), so the resource is at a version above its first. */
     String createAndEdit(String tenant, String collection, String name, String create, String edit) {
         String path = collection + name;
-        expect(201, http.send("PUT", path, http.json(ContractRoutes.ADMIN, tenant), create), "PUT " + path + " " + create);
-        Map<String, String> headers = http.json(ContractRoutes.ADMIN, tenant);
+        expect(201, http.send("PUT", path, http.jsonHeaders(ContractRoutes.ADMIN, tenant), create), "PUT " + path + " " + create);
+        Map<String, String> headers = http.jsonHeaders(ContractRoutes.ADMIN, tenant);
         headers.put("If-Match", etag(tenant, path));
         expect(200, http.send("PUT", path, headers, edit), "PUT " + path + " (If-Match) " + edit);
         return name;
@@ -110,13 +111,13 @@ final class GuardWorld {
 
     String startWaitingRun(String tenant, String workflow) {
         String path = "/api/v1/workflows/" + workflow + "/runs";
-        GuardHttp.Reply reply = expect(201, http.send("POST", path, http.json(ContractRoutes.CLIENT, tenant), "{}"), "POST " + path);
+        Api.Reply reply = expect(201, http.send("POST", path, http.jsonHeaders(ContractRoutes.CLIENT, tenant), "{}"), "POST " + path);
         return reply.json().get("runId").asText();
     }
 
     void patchTier(String tenant, String runId, String tier) {
         String path = "/api/v1/runs/" + runId;
-        Map<String, String> headers = http.json(ContractRoutes.OPERATOR, tenant);
+        Map<String, String> headers = http.jsonHeaders(ContractRoutes.OPERATOR, tenant);
         headers.put("If-Match", etag(tenant, path));
         expect(200, http.send("PATCH", path, headers, "{\"tier\":\"" + tier + "\"}"), "PATCH " + path);
     }
@@ -126,7 +127,7 @@ final class GuardWorld {
         String name = createWorkflowOnce(tenant, "gt-" + shortId(),
                 "{\"nodes\":[{\"id\":\"t\",\"type\":\"task\",\"handler\":\"" + handler + "\"}]}");
         startWaitingRun(tenant, name);
-        GuardHttp.Reply claim = expect(200, http.send("POST", "/api/v1/tasks/claim", http.json(ContractRoutes.WORKER, tenant),
+        Api.Reply claim = expect(200, http.send("POST", "/api/v1/tasks/claim", http.jsonHeaders(ContractRoutes.WORKER, tenant),
                 "{\"handlers\":[\"" + handler + "\"],\"workerId\":\"guard-fixture\",\"max\":1}"), "POST /api/v1/tasks/claim");
         JsonNode tasks = claim.json();
         if (tasks == null || tasks.size() != 1) {
@@ -136,20 +137,20 @@ final class GuardWorld {
     }
 
     String createWorkflowOnce(String tenant, String name, String definition) {
-        expect(201, http.send("PUT", "/api/v1/workflows/" + name, http.json(ContractRoutes.ADMIN, tenant), definition),
+        expect(201, http.send("PUT", "/api/v1/workflows/" + name, http.jsonHeaders(ContractRoutes.ADMIN, tenant), definition),
                 "PUT /api/v1/workflows/" + name);
         return name;
     }
 
     String etag(String tenant, String path) {
-        GuardHttp.Reply reply = expect(200, http.get(path, ContractRoutes.ADMIN, tenant), "GET " + path);
+        Api.Reply reply = expect(200, http.get(path, ContractRoutes.ADMIN, tenant), "GET " + path);
         if (reply.etag() == null) {
             throw new AssertionError("GET " + path + " has no ETag: " + reply.excerpt());
         }
         return reply.etag();
     }
 
-    static GuardHttp.Reply expect(int status, GuardHttp.Reply reply, String what) {
+    static Api.Reply expect(int status, Api.Reply reply, String what) {
         if (reply.status() != status) {
             throw new AssertionError("fixture " + what + ": expected " + status + " but got " + reply.excerpt());
         }
@@ -189,7 +190,7 @@ final class GuardWorld {
             if (raw == null) {
                 raw = "guard-unknown-" + param;
             }
-            path = path.replace("{" + param + "}", GuardHttp.segment(raw));
+            path = path.replace("{" + param + "}", Api.segment(raw));
         }
         return path;
     }

@@ -1,5 +1,6 @@
 package dev.ductor.guard;
 
+import dev.ductor.support.Api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.ManualCoordination;
@@ -8,6 +9,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -33,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("api")
 class MalformedRequestFuzzTest {
 
     private static final long DEFAULT_SEED = 20261130L;
@@ -45,7 +48,7 @@ class MalformedRequestFuzzTest {
     @Inject
     AgroalDataSource dataSource;
 
-    private record Failure(String kind, MalformedRequests.Request request, GuardHttp.Reply reply) {
+    private record Failure(String kind, MalformedRequests.Request request, Api.Reply reply) {
 
         String describe() {
             return kind + ": " + request.route() + " [" + request.category() + ": " + request.what() + "]\n      request:  "
@@ -64,7 +67,7 @@ class MalformedRequestFuzzTest {
         int total = Integer.getInteger("guard.fuzz.requests", DEFAULT_REQUESTS);
         System.out.println("[fuzz] seed " + seed + " (replay with -Dguard.fuzz.seed=" + seed + ")");
         Random random = new Random(seed);
-        GuardHttp http = new GuardHttp(issuer);
+        Api http = new Api(issuer);
         List<OpenApiRoutes.Operation> operations = OpenApiRoutes.fetch(http);
         GuardWorld world = GuardWorld.create(http, operations);
         MalformedRequests generator = new MalformedRequests(world, operations, random);
@@ -79,7 +82,7 @@ class MalformedRequestFuzzTest {
         int sent = 0;
         for (int i = 0; i < Math.max(total, systematic.size()); i++) {
             MalformedRequests.Request request = i < systematic.size() ? systematic.get(i).get() : generator.random();
-            GuardHttp.Reply reply = http.send(request.method(), request.path(), request.headers(), request.body());
+            Api.Reply reply = http.send(request.method(), request.path(), request.headers(), request.body());
             sent++;
             statuses.merge(reply.status(), 1, Integer::sum);
             byRoute.computeIfAbsent(request.route(), r -> new TreeMap<>()).merge(reply.status(), 1, Integer::sum);
@@ -130,7 +133,7 @@ class MalformedRequestFuzzTest {
     }
 
     /** Null when the reply is a proper refusal; otherwise what is wrong with it. */
-    private static String judge(GuardHttp.Reply reply) {
+    private static String judge(Api.Reply reply) {
         if (reply.status() >= 500) {
             return "5xx";
         }
@@ -153,10 +156,10 @@ class MalformedRequestFuzzTest {
      */
     @Test
     void aNumberBeyondDoubleRangeIsRefusedOrKeptAsSentNeverReplaced() {
-        GuardHttp http = new GuardHttp(issuer);
+        Api http = new Api(issuer);
         GuardWorld world = GuardWorld.create(http, OpenApiRoutes.fetch(http));
         String path = "/api/v1/workflows/" + world.workflow + "/runs";
-        GuardHttp.Reply reply = http.send("POST", path, http.json(ContractRoutes.CLIENT, world.tenant), "{\"input\":{\"amount\":1e400}}");
+        Api.Reply reply = http.send("POST", path, http.jsonHeaders(ContractRoutes.CLIENT, world.tenant), "{\"input\":{\"amount\":1e400}}");
         if (reply.status() == 400 || reply.status() == 422) {
             assertTrue(reply.isProblem(), reply.excerpt());
             return;
@@ -177,15 +180,15 @@ class MalformedRequestFuzzTest {
      */
     @Test
     void requestsBeyondTheHttpLayersLimitsAre4xx() {
-        GuardHttp http = new GuardHttp(issuer);
+        Api http = new Api(issuer);
         GuardWorld world = GuardWorld.create(http, OpenApiRoutes.fetch(http));
-        Map<String, String> header = http.json(ContractRoutes.ADMIN, world.tenant);
+        Map<String, String> header = http.jsonHeaders(ContractRoutes.ADMIN, world.tenant);
         header.put("If-Match", "\"" + "9".repeat(30_000) + "\"");
-        Map<String, GuardHttp.Reply> replies = new LinkedHashMap<>();
+        Map<String, Api.Reply> replies = new LinkedHashMap<>();
         replies.put("a 2 MiB body", http.send("POST", "/api/v1/workflows/" + world.workflow + "/runs",
-                http.json(ContractRoutes.CLIENT, world.tenant), "{\"input\":" + ContractRoutes.longString(2 * 1024 * 1024) + "}"));
+                http.jsonHeaders(ContractRoutes.CLIENT, world.tenant), "{\"input\":" + ContractRoutes.longString(2 * 1024 * 1024) + "}"));
         replies.put("a 30 KB If-Match header", http.send("PUT", "/api/v1/workflows/" + world.workflow, header, world.gateDefinition("")));
-        replies.put("a 10 KB path", http.send("GET", "/api/v1/runs/" + "a".repeat(10_000), http.json(ContractRoutes.CLIENT, world.tenant),
+        replies.put("a 10 KB path", http.send("GET", "/api/v1/runs/" + "a".repeat(10_000), http.jsonHeaders(ContractRoutes.CLIENT, world.tenant),
                 (byte[]) null));
         List<String> problems = new ArrayList<>();
         replies.forEach((what, reply) -> {

@@ -1,5 +1,6 @@
 package dev.ductor.guard;
 
+import dev.ductor.support.Api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -129,7 +130,7 @@ final class MalformedRequests {
     }
 
     private Map<String, String> baseHeaders(Operation op) {
-        Map<String, String> headers = world.http.json(role(op), world.tenant);
+        Map<String, String> headers = world.http.jsonHeaders(role(op), world.tenant);
         rule(op).ifPresent(r -> {
             String etag = r.versioned() == ContractRoutes.Versioned.NONE ? null : etag(r.versioned());
             if (etag != null) {
@@ -384,7 +385,7 @@ final class MalformedRequests {
                 for (String param : op.queryParams()) {
                     for (String value : QUERY_GARBAGE.getOrDefault(param, List.of())) {
                         variants.add(() -> request(op, op.method(), category, param + "=" + abbreviate(value, 30),
-                                world.path(op, Map.of()) + "?" + param + "=" + GuardHttp.segment(value), baseHeaders(op), null));
+                                world.path(op, Map.of()) + "?" + param + "=" + Api.segment(value), baseHeaders(op), null));
                     }
                 }
             }
@@ -491,7 +492,7 @@ final class MalformedRequests {
     // ---- JSON surgery (textual, so raw values like 1e400 reach the server exactly as written) -------------------
 
     static String withField(String base, String path, String rawValue) {
-        ObjectNode root = (ObjectNode) GuardHttp.parse(base == null ? "{}" : base);
+        ObjectNode root = (ObjectNode) Api.parse(base == null ? "{}" : base);
         JsonNode parent = parentOf(root, path, true);
         String last = lastSegment(path);
         if (parent instanceof ObjectNode object) {
@@ -504,7 +505,7 @@ final class MalformedRequests {
     }
 
     static String withoutField(String base, String path) {
-        ObjectNode root = (ObjectNode) GuardHttp.parse(base);
+        ObjectNode root = (ObjectNode) Api.parse(base);
         JsonNode parent = parentOf(root, path, false);
         if (parent instanceof ObjectNode object) {
             object.remove(lastSegment(path));

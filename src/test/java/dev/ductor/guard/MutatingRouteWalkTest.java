@@ -1,5 +1,6 @@
 package dev.ductor.guard;
 
+import dev.ductor.support.Api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.ManualCoordination;
@@ -7,6 +8,7 @@ import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DynamicTest;
@@ -37,9 +39,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("api")
 class MutatingRouteWalkTest {
 
-    private static final String PROBLEM = GuardHttp.PROBLEM_JSON;
+    private static final String PROBLEM = Api.PROBLEM_JSON;
 
     @Inject
     DevTokenIssuer issuer;
@@ -47,14 +50,14 @@ class MutatingRouteWalkTest {
     @Inject
     AgroalDataSource dataSource;
 
-    private static GuardHttp http;
+    private static Api http;
     private static List<OpenApiRoutes.Operation> operations;
     private static GuardWorld world;
 
     @BeforeEach
     void world() {
         if (world == null) {
-            http = new GuardHttp(issuer);
+            http = new Api(issuer);
             operations = OpenApiRoutes.fetch(http);
             world = GuardWorld.create(http, operations);
             System.out.println("[route walk] mutating routes served: " + mutating().map(Object::toString).toList());
@@ -98,7 +101,7 @@ class MutatingRouteWalkTest {
                 if (variant.getValue() != null) {
                     headers.put("Authorization", variant.getValue());
                 }
-                GuardHttp.Reply reply = http.send(op.method(), world.path(op, Map.of()), headers, validBody(op));
+                Api.Reply reply = http.send(op.method(), world.path(op, Map.of()), headers, validBody(op));
                 expectProblem(problems, op + " with " + variant.getKey(), reply, 401);
             }
             String changed = DbSnapshot.diff(before, DbSnapshot.take(dataSource));
@@ -122,7 +125,7 @@ class MutatingRouteWalkTest {
                 if (rule.get().roles().contains(role)) {
                     continue;
                 }
-                GuardHttp.Reply reply = http.send(op.method(), world.path(op, Map.of()), validHeaders(op, role), validBody(op));
+                Api.Reply reply = http.send(op.method(), world.path(op, Map.of()), validHeaders(op, role), validBody(op));
                 expectProblem(problems, op + " as " + role + " (allowed: " + rule.get().roles() + ") with a valid request",
                         reply, 403);
             }
@@ -138,7 +141,7 @@ class MutatingRouteWalkTest {
                 if (!hasBody) {
                     op.pathParams().forEach(p -> overrides.put(p, UUID.randomUUID().toString()));
                 }
-                GuardHttp.Reply reply = http.send(op.method(), world.path(op, overrides), validHeaders(op, role),
+                Api.Reply reply = http.send(op.method(), world.path(op, overrides), validHeaders(op, role),
                         hasBody ? "{" : null);
                 if (reply.status() == 401 || reply.status() == 403 || reply.status() < 400) {
                     problems.add(op + " as its allowed role " + role + " with " + (hasBody ? "the body '{'" : "an unknown id")
@@ -175,7 +178,7 @@ class MutatingRouteWalkTest {
         switch (rule.versioned()) {
             case WORKFLOW -> {
                 String path = "/api/v1/workflows/" + name;
-                GuardWorld.expect(201, http.send("PUT", path, http.json(ContractRoutes.ADMIN, world.tenant),
+                GuardWorld.expect(201, http.send("PUT", path, http.jsonHeaders(ContractRoutes.ADMIN, world.tenant),
                         world.gateDefinition("")), "PUT " + path);
                 return new Resource(path, path, world.gateDefinition(",\"timeout\":\"PT1H\""),
                         world.gateDefinition(",\"timeout\":\"PT9H\""));
@@ -186,13 +189,13 @@ class MutatingRouteWalkTest {
             }
             case POOL -> {
                 String path = "/api/v1/pools/" + name;
-                GuardWorld.expect(201, http.send("PUT", path, http.json(ContractRoutes.ADMIN, world.tenant),
+                GuardWorld.expect(201, http.send("PUT", path, http.jsonHeaders(ContractRoutes.ADMIN, world.tenant),
                         ContractRoutes.poolBody(3, false)), "PUT " + path);
                 return new Resource(path, path, ContractRoutes.poolBody(4, false), ContractRoutes.poolBody(9, true));
             }
             case RULE -> {
                 String path = "/api/v1/rules/" + name;
-                GuardWorld.expect(201, http.send("PUT", path, http.json(ContractRoutes.ADMIN, world.tenant),
+                GuardWorld.expect(201, http.send("PUT", path, http.jsonHeaders(ContractRoutes.ADMIN, world.tenant),
                         ContractRoutes.ruleBody(world.workflow, "guard.created")), "PUT " + path);
                 return new Resource(path, path, ContractRoutes.ruleBody(world.workflow, "guard.updated"),
                         ContractRoutes.ruleBody(world.workflow, "guard.rejected"));
@@ -208,20 +211,20 @@ class MutatingRouteWalkTest {
 
         // The version travels to the client and back: the edit that names the current version is accepted.
         String first = read(resource).etag();
-        GuardHttp.Reply accepted = edit(rule, resource, role, first, resource.update());
+        Api.Reply accepted = edit(rule, resource, role, first, resource.update());
         if (accepted.status() != 200 || accepted.etag() == null || accepted.etag().equals(first)) {
             fail(route + " with If-Match " + first + " (the current ETag) and " + resource.update()
                     + ": expected 200 with a new ETag but got " + accepted.excerpt() + " ETag=" + accepted.etag());
         }
-        GuardHttp.Reply before = read(resource);
+        Api.Reply before = read(resource);
         long current = version(before.etag());
         Map<String, String> database = DbSnapshot.take(dataSource);
 
-        GuardHttp.Reply missing = edit(rule, resource, role, null, resource.rejected());
+        Api.Reply missing = edit(rule, resource, role, null, resource.rejected());
         expectProblem(problems, route + " without If-Match, body " + resource.rejected(), missing, 428);
         expectUnchanged(problems, route + " without If-Match", resource, before);
 
-        GuardHttp.Reply stale = edit(rule, resource, role, first, resource.rejected());
+        Api.Reply stale = edit(rule, resource, role, first, resource.rejected());
         String staleRequest = route + " with the stale If-Match " + first + " (current " + before.etag() + "), body "
                 + resource.rejected();
         if (expectProblem(problems, staleRequest, stale, 409)) {
@@ -239,7 +242,7 @@ class MutatingRouteWalkTest {
                 }
             }
             JsonNode rejected = problem.get("rejected");
-            if (rejected == null || !rejected.equals(GuardHttp.parse(resource.rejected()))) {
+            if (rejected == null || !rejected.equals(Api.parse(resource.rejected()))) {
                 problems.add(staleRequest + ": 'rejected' must be exactly what was sent (the user's input is kept), but is "
                         + rejected);
             }
@@ -258,7 +261,7 @@ class MutatingRouteWalkTest {
                 edit(rule, resource, role, ahead, resource.rejected()), 409);
         expectUnchanged(problems, route + " with If-Match " + ahead, resource, before);
 
-        GuardHttp.Reply wildcard = edit(rule, resource, role, "*", resource.rejected());
+        Api.Reply wildcard = edit(rule, resource, role, "*", resource.rejected());
         if (wildcard.status() < 400 || wildcard.status() >= 500 || !wildcard.isProblem()) {
             problems.add(route + " with If-Match * (which would skip the version check): expected a 4xx problem but got "
                     + wildcard.excerpt());
@@ -274,21 +277,21 @@ class MutatingRouteWalkTest {
         failIfAny(problems);
     }
 
-    private GuardHttp.Reply edit(ContractRoutes.Rule rule, Resource resource, String role, String ifMatch, String body) {
-        Map<String, String> headers = http.json(role, world.tenant);
+    private Api.Reply edit(ContractRoutes.Rule rule, Resource resource, String role, String ifMatch, String body) {
+        Map<String, String> headers = http.jsonHeaders(role, world.tenant);
         if (ifMatch != null) {
             headers.put("If-Match", ifMatch);
         }
         return http.send(rule.method(), resource.path(), headers, body);
     }
 
-    private GuardHttp.Reply read(Resource resource) {
+    private Api.Reply read(Resource resource) {
         return GuardWorld.expect(200, http.get(resource.read(), ContractRoutes.ADMIN, world.tenant), "GET " + resource.read());
     }
 
-    private void expectUnchanged(List<String> problems, String after, Resource resource, GuardHttp.Reply before) {
-        GuardHttp.Reply now = read(resource);
-        if (!String.valueOf(now.etag()).equals(before.etag()) || !GuardHttp.parse(now.body()).equals(before.json())) {
+    private void expectUnchanged(List<String> problems, String after, Resource resource, Api.Reply before) {
+        Api.Reply now = read(resource);
+        if (!String.valueOf(now.etag()).equals(before.etag()) || !Api.parse(now.body()).equals(before.json())) {
             problems.add("after " + after + ", GET " + resource.read() + " changed.\n    before: ETag " + before.etag() + " "
                     + before.body() + "\n    after:  ETag " + now.etag() + " " + now.body());
         }
@@ -302,7 +305,7 @@ class MutatingRouteWalkTest {
 
     /** A request that only its token could make fail: the right content type and, for versioned routes, If-Match. */
     private Map<String, String> validHeaders(OpenApiRoutes.Operation op, String role) {
-        Map<String, String> headers = http.json(role, world.tenant);
+        Map<String, String> headers = http.jsonHeaders(role, world.tenant);
         ContractRoutes.find(op).ifPresent(rule -> {
             String etag = world.currentEtag(rule.versioned());
             if (etag != null) {
@@ -317,7 +320,7 @@ class MutatingRouteWalkTest {
     }
 
     /** Records a problem unless the reply has this status and is an RFC 9457 problem; true when it is. */
-    private static boolean expectProblem(List<String> problems, String request, GuardHttp.Reply reply, int status) {
+    private static boolean expectProblem(List<String> problems, String request, Api.Reply reply, int status) {
         if (reply.status() != status) {
             problems.add(request + ": expected " + status + " but got " + reply.excerpt());
             return false;

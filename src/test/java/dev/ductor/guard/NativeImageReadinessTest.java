@@ -10,6 +10,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.faulttolerance.api.CustomBackoff;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.faulttolerance.Fallback;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -47,6 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>The scanner checks itself against known mistakes compiled with this test ({@link Mistakes}), so it cannot rot
  * into one that passes everything.
  */
+@Tag("unit")
 class NativeImageReadinessTest {
 
     /**

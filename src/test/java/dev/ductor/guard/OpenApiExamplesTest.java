@@ -6,6 +6,7 @@ import dev.ductor.support.ManualCoordination;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("api")
 class OpenApiExamplesTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();

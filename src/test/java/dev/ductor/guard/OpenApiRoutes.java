@@ -1,5 +1,6 @@
 package dev.ductor.guard;
 
+import dev.ductor.support.Api;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.util.ArrayList;
@@ -39,8 +40,8 @@ final class OpenApiRoutes {
         return template.replaceAll("\\{[^}/]+}", "{}");
     }
 
-    static List<Operation> fetch(GuardHttp http) {
-        GuardHttp.Reply reply = http.send("GET", "/q/openapi?format=json", Map.of("Accept", "application/json"), (byte[]) null);
+    static List<Operation> fetch(Api http) {
+        Api.Reply reply = http.send("GET", "/q/openapi?format=json", Map.of("Accept", "application/json"), (byte[]) null);
         if (reply.status() != 200) {
             throw new AssertionError("GET /q/openapi?format=json answered " + reply.excerpt());
         }

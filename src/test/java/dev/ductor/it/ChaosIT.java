@@ -1,5 +1,6 @@
 package dev.ductor.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * 4 kills, one database crash. The full one: {@code bench/run.sh chaos}. Alone:
  * {@code ./mvnw verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ChaosIT -Dchaos.kills=8}.
  */
+@Tag("it")
 class ChaosIT {
 
     private static final String SUITE = "ChaosIT";

@@ -1,6 +1,7 @@
 package dev.ductor.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * is back, everything works again without a restart. A pod that boots while the database is down waits for it
  * (saying so) instead of exiting, up to {@code ductor.database.startup-wait}. A real PostgreSQL, stopped and started.
  */
+@Tag("it")
 class DatabaseOutageIT {
 
     private static final String SUITE = "DatabaseOutageIT";

@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.smallrye.jwt.build.Jwt;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>Only in the image profile (the tarball needs root and debootstrap to build): {@code ./mvnw verify -Pimage
  * -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ImageSmokeIT}. Needs root (namespaces, chroot).
  */
+@Tag("it")
 class ImageSmokeIT {
 
     private static final String SUITE = "ImageSmokeIT";

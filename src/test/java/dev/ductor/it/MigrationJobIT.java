@@ -3,6 +3,7 @@ package dev.ductor.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.smallrye.jwt.build.Jwt;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -60,6 +61,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>Alone: {@code ./mvnw verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=MigrationJobIT}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("it")
 class MigrationJobIT {
 
     private static final String SUITE = "MigrationJobIT";
@@ -278,6 +280,28 @@ class MigrationJobIT {
         assertTrue(serverLog.contains("Schema validation: missing table"), "the log names the missing table:\n" + serverLog);
         assertEquals(0, db.single("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"),
                 "the server created nothing");
+    }
+
+    @Test
+    @Order(7)
+    void aMigrationChangedAfterItWasAppliedMakesTheJobExitNonZeroNamingTheChecksumMismatch() throws Exception {
+        String database = "ductor_tampered";
+        Sql db = pg.createDatabase(database);
+        assertEquals(0, runJob("job-before-edit", database).exit(), "migrating " + database + " first");
+        // As if V1's file had been edited after release: the recorded checksum no longer matches the script.
+        String first = migrationScripts().get(0);
+        assertEquals(1, db.update("UPDATE flyway_schema_history SET checksum = checksum + 1 WHERE script = ?", first));
+        List<Map<String, String>> before = db.maps(HISTORY);
+
+        JobRun job = runJob("job-after-edit", database);
+        log("job-after-edit exited " + job.exit() + "; the lines naming the problem:\n" + job.log().lines()
+                .filter(line -> line.contains("checksum") || line.contains("ERROR")).map(line -> "  " + line)
+                .reduce("", (x, y) -> x + y + "\n"));
+        assertNotEquals(0, job.exit(), "a checksum mismatch fails the Job\n" + job.log());
+        assertFalse(job.portAnswered(), "the Job listened on its HTTP port\n" + job.log());
+        assertTrue(job.log().contains("Migration checksum mismatch for migration version " + version(Path.of(first).getFileName().toString())),
+                "the log names the changed version:\n" + job.log());
+        assertEquals(before, db.maps(HISTORY), "the history was left as it was (no repair, nothing applied)");
     }
 
     // --- the manifests' environment --------------------------------------------------------------------------

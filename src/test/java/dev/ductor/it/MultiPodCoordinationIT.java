@@ -1,6 +1,7 @@
 package dev.ductor.it;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,13 +40,15 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Three real Ductor JVMs (the packaged {@code quarkus-run.jar}) on one real PostgreSQL, all ticking the same
  * runs at once: a fan-out/fan-in DAG started 200+ times over HTTP across the pods while the test floods
  * redundant coordinator wakeups straight into the queue. Every run must end SUCCEEDED with a gap-free
- * history, no node attempt may be dispatched twice, and every version bump must be exactly one committed
+ * history, no node attempt may be dispatched or executed twice (the http steps call a ledger in this JVM that counts
+ * them), the queue must drain, and every version bump must be exactly one committed
  * tick as the pods' own metrics count them; the version conflicts this provokes must show in the metrics,
  * and none of them as an error.
  *
  * <p>Run by failsafe after {@code package}: {@code ./mvnw verify}, or alone with
  * {@code ./mvnw verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=MultiPodCoordinationIT}.
  */
+@Tag("it")
 class MultiPodCoordinationIT {
 
     private static final int PODS = 3;
@@ -68,20 +71,28 @@ class MultiPodCoordinationIT {
     private static final List<String> NODES = List.of("a", "b", "c", "d", "e", "f");
     /** seq 1 "started", PENDING->RUNNING and RUNNING->SUCCEEDED per node, the run's RUNNING->SUCCEEDED. */
     private static final int TRANSITIONS_PER_RUN = 1 + 2 * NODES.size() + 1;
-    private static final String DEFINITION = """
+    /** The nodes whose handler is {@code http} to the {@link StepLedger}, so that their executions are counted. */
+    private static final List<String> COUNTED = List.of("b", "c", "d", "f");
+
+    /** a and e are noop steps (the in-process fast path), the fan-out b, c, d and the last step f call the ledger. */
+    private static String definition() {
+        String call = ledger.input("ok");
+        return """
             {"nodes": [
               {"id": "a", "type": "task", "handler": "noop"},
-              {"id": "b", "type": "task", "handler": "noop", "dependsOn": ["a"]},
-              {"id": "c", "type": "task", "handler": "noop", "dependsOn": ["a"]},
-              {"id": "d", "type": "task", "handler": "noop", "dependsOn": ["a"]},
+              {"id": "b", "type": "task", "handler": "http", "input": %1$s, "dependsOn": ["a"]},
+              {"id": "c", "type": "task", "handler": "http", "input": %1$s, "dependsOn": ["a"]},
+              {"id": "d", "type": "task", "handler": "http", "input": %1$s, "dependsOn": ["a"]},
               {"id": "e", "type": "task", "handler": "noop", "dependsOn": ["b", "c", "d"]},
-              {"id": "f", "type": "task", "handler": "noop", "dependsOn": ["e"]}]}""";
+              {"id": "f", "type": "task", "handler": "http", "input": %1$s, "dependsOn": ["e"]}]}""".formatted(call);
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private static final List<PodProcess> pods = new ArrayList<>();
     private static ItPostgres postgres;
+    private static StepLedger ledger;
     private static DataSource db;
     private static Path workDir;
     private static Pods launcher;
@@ -94,6 +105,7 @@ class MultiPodCoordinationIT {
         suiteStarted = System.nanoTime();
         workDir = Pods.workDir(null);
         Pods.deleteOldLogs(workDir);
+        ledger = new StepLedger();
         postgres = ItPostgres.start(false);
         db = postgres.sql().dataSource();
         String jdbcUrl = postgres.jdbcUrl();
@@ -121,6 +133,9 @@ class MultiPodCoordinationIT {
         if (postgres != null) {
             postgres.close();
         }
+        if (ledger != null) {
+            ledger.close();
+        }
         log("pods and PostgreSQL stopped; whole IT took " + seconds(System.nanoTime() - suiteStarted) + " s");
     }
 
@@ -132,7 +147,7 @@ class MultiPodCoordinationIT {
         HttpResponse<String> defined = send(HttpRequest.newBuilder(URI.create(pods.get(0).url("/api/v1/workflows/" + WORKFLOW)))
                 .header("Authorization", "Bearer " + admin)
                 .header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(DEFINITION)));
+                .PUT(HttpRequest.BodyPublishers.ofString(definition())));
         assertEquals(201, defined.statusCode(), "defining the workflow: " + defined.body());
 
         long runPhaseStarted = System.nanoTime();
@@ -178,7 +193,13 @@ class MultiPodCoordinationIT {
         problems.addAll(checkRunsSucceeded(runIds.size()));
         problems.addAll(checkHistory());
         problems.addAll(checkDispatchedOnce(runIds.size()));
+        problems.addAll(checkExecutedOnce(runIds.size()));
         problems.addAll(checkInbox(runIds.size()));
+        if (leftInQueue != 0) {
+            problems.add("the queue did not drain within " + QUEUE_DRAIN_TIMEOUT + " after every run ended: " + leftInQueue
+                    + " item(s) left");
+        }
+        problems.addAll(missingMetrics(scraped));
         if (committed != versionSum) {
             problems.add("sum of db_record_version (" + versionSum + ") != committed ticks on the pods (" + committed
                     + ", per pod " + perPod(scraped, "committed") + "): a version bump without a metered commit, or a"
@@ -328,7 +349,7 @@ class MultiPodCoordinationIT {
     // --- metrics -------------------------------------------------------------------------------------------------
 
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)})?\\s+(\\S+)(?:\\s+\\S+)?$");
-    private static final Pattern OUTCOME = Pattern.compile("(?:^|,)\\s*outcome=\"([^\"]*)\"");
+    private static final Pattern OUTCOME = Pattern.compile("(?:^|,)\\s*(?:outcome|reason)=\"([^\"]*)\"");
 
     /**
      * Scrapes every pod; a pod meters a commit just after its transaction committed, so while the counted
@@ -393,6 +414,26 @@ class MultiPodCoordinationIT {
             parts.add(pods.get(i).name() + ":" + Math.round(value(scraped.get(i), "ductor_tick_total", outcome)));
         }
         return String.join(",", parts);
+    }
+
+    /**
+     * The series this test reads must be exported by every pod: a missing one would read as 0 and pass "no forced
+     * failure" or "no error" without having looked.
+     */
+    private static List<String> missingMetrics(List<Map<String, Double>> scraped) {
+        List<String> required = List.of("ductor_tick_total|committed", "ductor_tick_total|conflict", "ductor_tick_total|noop",
+                "ductor_tick_total|error", "ductor_tick_retries_total", "ductor_requeues_total",
+                "ductor_forced_failures_total|livelock", "ductor_forced_failures_total|stuck");
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < scraped.size(); i++) {
+            for (String series : required) {
+                if (!scraped.get(i).containsKey(series)) {
+                    problems.add(pods.get(i).name() + " exports no " + series.replace("|", " of label value ")
+                            + ": the checks above would have read it as 0");
+                }
+            }
+        }
+        return problems;
     }
 
     // --- database invariants -------------------------------------------------------------------------------------
@@ -474,18 +515,36 @@ class MultiPodCoordinationIT {
     }
 
     /**
-     * At most one inbox row per (run, dedup_key), all consumed, none for a later attempt. In-process results are the
-     * group commit's own input and reach the inbox only when their run lost a race (then exactly once per node
-     * attempt, which the first check covers); that each was applied exactly once is {@link #checkDispatchedOnce}'s
-     * check on the history.
+     * Each node attempt of an http node ran its handler exactly once, as the service it calls counts the requests: a
+     * step executed twice (two pods running one task, a redelivery after the result was in) shows here even though
+     * the run applies its result once.
+     */
+    private static List<String> checkExecutedOnce(int runs) {
+        List<String> problems = new ArrayList<>();
+        Map<String, Integer> executions = ledger.executions();
+        if (executions.size() != runs * COUNTED.size()) {
+            problems.add("expected " + runs * COUNTED.size() + " executed node attempts of " + COUNTED + ", the ledger saw "
+                    + executions.size());
+        }
+        Map<String, Integer> twice = ledger.executedMoreThanOnce();
+        if (!twice.isEmpty()) {
+            problems.add(twice.size() + " node attempt(s) executed more than once, e.g. "
+                    + twice.entrySet().stream().limit(5).toList());
+        }
+        List<String> retried = executions.keySet().stream().filter(k -> !k.endsWith(" attempt 1")).limit(5).toList();
+        if (!retried.isEmpty()) {
+            problems.add("attempts other than the first were executed: " + retried);
+        }
+        return problems;
+    }
+
+    /**
+     * All inbox rows consumed, none for a later attempt. (That no result is in the inbox twice needs no check: the
+     * inbox's UNIQUE (run_id, dedup_key) makes it so. How often a step ran is {@link #checkExecutedOnce}'s; that each
+     * result was applied exactly once is {@link #checkDispatchedOnce}'s check on the history.)
      */
     private static List<String> checkInbox(int runs) throws SQLException {
         List<String> problems = new ArrayList<>();
-        List<String> duplicates = rows("SELECT run_id, dedup_key, count(*) FROM eec_run_inbox GROUP BY run_id, dedup_key"
-                + " HAVING count(*) > 1 LIMIT 5");
-        if (!duplicates.isEmpty()) {
-            problems.add("inbox rows delivered twice: " + duplicates);
-        }
         List<String> wrong = rows("""
                 SELECT run_id, dedup_key, attempt, consumed_at FROM eec_run_inbox
                  WHERE consumed_at IS NULL OR (kind = 'TASK_RESULT' AND attempt <> 1)

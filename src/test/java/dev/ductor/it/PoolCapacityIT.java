@@ -1,6 +1,7 @@
 package dev.ductor.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  *
  * <p>Alone: {@code ./mvnw verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=PoolCapacityIT}.
  */
+@Tag("it")
 class PoolCapacityIT {
 
     private static final String SUITE = "PoolCapacityIT";

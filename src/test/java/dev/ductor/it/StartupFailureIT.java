@@ -1,5 +1,6 @@
 package dev.ductor.it;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * behind: the embedded PostgreSQL it may have started is stopped too. Real JVMs of the packaged jar in the prod
  * profile, configured by environment variables as a container is.
  */
+@Tag("it")
 class StartupFailureIT {
 
     private static final String SUITE = "StartupFailureIT";
@@ -56,9 +58,11 @@ class StartupFailureIT {
             List<String> lines = output.lines().filter(line -> !line.isBlank()).toList();
             System.out.println("[" + SUITE + "] exit " + exit + " after " + pod.age() + " s, " + lines.size() + " lines:\n" + output);
 
-            assertNotEquals(0, exit, output);
-            assertTrue(output.contains("No JWT verification key is configured")
-                    && output.contains("mp.jwt.verify.publickey.location"), "the one clear message:\n" + output);
+            assertEquals(1, exit, "the exit status the README promises:\n" + output);
+            List<String> message = lines.stream().filter(line -> line.contains("No JWT verification key is configured")).toList();
+            assertEquals(1, message.size(), "the message, once:\n" + output);
+            assertTrue(message.get(0).contains("mp.jwt.verify.publickey.location") && message.get(0).contains("mp.jwt.verify.issuer"),
+                    "one line that names both settings:\n" + output);
             assertTrue(lines.size() <= 12, "a handful of lines, not " + lines.size() + ":\n" + output);
             assertFalse(lines.stream().anyMatch(line -> line.matches("\\s*at [\\w$.]+\\(.*")), "no stack frames:\n" + output);
             assertFalse(output.contains("embedded PostgreSQL") || output.contains("Flyway") || output.contains("ductor-coordinator"),

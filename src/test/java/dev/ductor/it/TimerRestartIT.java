@@ -1,6 +1,7 @@
 package dev.ductor.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -27,11 +28,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Timers fire after a restart. One real Ductor JVM on a durable PostgreSQL starts two runs: one waits on a
- * {@code timer} node (PT8S) before a {@code noop}, the other on a {@code signal} node with a PT6S timeout that no
+ * {@code timer} node (PT20S) before a {@code noop}, the other on a {@code signal} node with a PT18S timeout that no
  * signal will beat. The pod is SIGKILLed right away, well before either is due; both come due while no pod is up;
  * then a new pod (a new JVM, same database, same dev key) starts. It must fire each exactly once: the timer run ends
  * SUCCEEDED (one WAITING->SUCCEEDED for the timer, then the noop), the signal run ends FAILED with the signal node
- * timed out and its dependant cancelled. Both fire on the new pod, after its launch.
+ * timed out and its dependant cancelled. Both fire on the new pod, after its launch. The durations leave 17 s
+ * between the starts and the kill, which must come a second before the first is due: the 5 s of PT8S/PT6S were
+ * too few for a pod on a loaded 2-core machine.
  *
  * <p>Twice: on a PostgreSQL the test runs (fsync on) that outlives the pods, and in the zero-setup mode where the
  * pod runs its own embedded PostgreSQL on a kept data directory ({@code ductor.embedded.ephemeral=false}): there
@@ -40,18 +43,19 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>Alone: {@code ./mvnw verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=TimerRestartIT}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("it")
 class TimerRestartIT {
 
     private static final String SUITE = "TimerRestartIT";
     private static final String TIMER_WORKFLOW = "restart-timer";
     private static final String TIMER_DEFINITION = """
             {"nodes": [
-              {"id": "wait", "type": "timer", "duration": "PT8S"},
+              {"id": "wait", "type": "timer", "duration": "PT20S"},
               {"id": "after", "type": "task", "handler": "noop", "dependsOn": ["wait"]}]}""";
     private static final String SIGNAL_WORKFLOW = "restart-signal";
     private static final String SIGNAL_DEFINITION = """
             {"nodes": [
-              {"id": "approval", "type": "signal", "signal": "approved", "timeout": "PT6S"},
+              {"id": "approval", "type": "signal", "signal": "approved", "timeout": "PT18S"},
               {"id": "after", "type": "task", "handler": "noop", "dependsOn": ["approval"]}]}""";
 
     private static final List<Pods> podSets = new ArrayList<>();
@@ -189,7 +193,7 @@ class TimerRestartIT {
         assertEquals(List.of("PENDING->CANCELLED"), moves(signalHistory, "after"));
         assertEquals(List.of("(run) RUNNING->FAILED"), runMoves(signalHistory));
         JsonNode timedOut = transition(signalHistory, "approval", "WAITING");
-        assertEquals("signal 'approved' timed out after PT6S", timedOut.path("cause").asText());
+        assertEquals("signal 'approved' timed out after PT18S", timedOut.path("cause").asText());
         assertFiredAfterRestart(timedOut, restartedAt, due(timers, signalRun));
 
         // A signal now is too late: the run is finished.

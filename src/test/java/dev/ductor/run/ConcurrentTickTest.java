@@ -11,6 +11,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.agroal.api.AgroalDataSource;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Two pods ticking one run at once, on real PostgreSQL: the version check lets exactly one through. */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("db")
 class ConcurrentTickTest {
 
     private static final String TENANT = "conc";

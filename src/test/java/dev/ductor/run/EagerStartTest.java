@@ -5,6 +5,7 @@ import dev.ductor.config.PodIdentity;
 import dev.ductor.support.Fixtures;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * without a claim; with every slot busy it queues them for any pod to claim, as before.
  */
 @QuarkusTest
+@Tag("db")
 class EagerStartTest {
 
     private static final String TENANT = "eager-start";

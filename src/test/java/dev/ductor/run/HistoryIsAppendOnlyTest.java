@@ -4,6 +4,7 @@ import dev.ductor.support.Fixtures;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * still works.
  */
 @QuarkusTest
+@Tag("db")
 class HistoryIsAppendOnlyTest {
 
     @Inject

@@ -3,7 +3,7 @@ package dev.ductor.run;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
-import dev.ductor.support.HttpApi;
+import dev.ductor.support.Api;
 import dev.ductor.support.ManualCoordination;
 import dev.ductor.worker.LeaseReaper;
 import dev.ductor.worker.TaskResults;
@@ -11,6 +11,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("api")
 class OperatorRetrySupersedesTest {
 
     @Inject
@@ -58,7 +60,7 @@ class OperatorRetrySupersedesTest {
                 + "{\"id\":\"ship\",\"type\":\"task\",\"handler\":\"ext:ship\",\"dependsOn\":[\"pay\"]}]}";
     }
 
-    private Response patch(HttpApi api, String runId, String action) {
+    private Response patch(Api api, String runId, String action) {
         return api.as("operator").header("If-Match", api.run(runId).header("ETag"))
                 .body("{\"nodes\":{\"pay\":{\"action\":\"" + action + "\"}}}").patch("/api/v1/runs/{id}", runId);
     }
@@ -72,7 +74,7 @@ class OperatorRetrySupersedesTest {
     }
 
     /** pay's first attempt failed: its second is queued, waiting out a five-minute backoff. */
-    private UUID backedOff(HttpApi api, String handler) {
+    private UUID backedOff(Api api, String handler) {
         UUID runId = UUID.fromString(api.start(api.define(node(handler))));
         QueueItem first = fixtures.claimTasks(runId, Set.of(handler)).get(0);
         results.fail(first.id(), first.leaseToken(), "gateway timeout", true);
@@ -83,7 +85,7 @@ class OperatorRetrySupersedesTest {
 
     @Test
     void aRetryDeletesTheQueuedAttemptItReplacesInTheSameCommit() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String handler = "ext:pay-" + UUID.randomUUID();
         UUID runId = backedOff(api, handler);
 
@@ -97,7 +99,7 @@ class OperatorRetrySupersedesTest {
 
     @Test
     void aSkipDeletesTheQueuedAttemptOfTheNode() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String handler = "ext:pay-" + UUID.randomUUID();
         UUID runId = backedOff(api, handler);
 
@@ -111,7 +113,7 @@ class OperatorRetrySupersedesTest {
 
     @Test
     void aWorkerHoldingTheReplacedAttemptIsFencedOnItsNextHeartbeatAndReport() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String handler = "ext:hung-" + UUID.randomUUID();
         String runId = api.start(api.define(node(handler)));
         List<Map<String, Object>> claimed = api.as("worker")

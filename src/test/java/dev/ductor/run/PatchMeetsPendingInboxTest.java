@@ -3,13 +3,14 @@ package dev.ductor.run;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
-import dev.ductor.support.HttpApi;
+import dev.ductor.support.Api;
 import dev.ductor.support.ManualCoordination;
 import dev.ductor.worker.TaskResults;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Set;
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("api")
 class PatchMeetsPendingInboxTest {
 
     private static final String RETRY_T = "{\"nodes\":{\"t\":{\"action\":\"retry\"}}}";
@@ -48,7 +50,7 @@ class PatchMeetsPendingInboxTest {
 
     @Test
     void aRetryThatMeetsAPendingFailureIs409NotA200ForARunThatEndsFailed() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define("{\"nodes\":[{\"id\":\"t\",\"type\":\"task\",\"handler\":\"ext:pay\"}]}"));
         String etag = api.run(runId).header("ETag");
         QueueItem task = fixtures.claimTasks(UUID.fromString(runId), Set.of("ext:pay")).get(0);
@@ -70,7 +72,7 @@ class PatchMeetsPendingInboxTest {
 
     @Test
     void aRetryThatMeetsAPendingCompletionIs409NodeActionRefusedWithTheNodeAsItIsNow() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define("{\"nodes\":[{\"id\":\"t\",\"type\":\"task\",\"handler\":\"ext:ship\"},"
                 + "{\"id\":\"after\",\"type\":\"task\",\"handler\":\"ext:ship\",\"dependsOn\":[\"t\"]}]}"));
         String etag = api.run(runId).header("ETag");
@@ -88,7 +90,7 @@ class PatchMeetsPendingInboxTest {
 
     @Test
     void aRefusalOnTheCommittedStateCarriesCurrentAndRejectedAndChangesNothing() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define("{\"nodes\":[{\"id\":\"gate\",\"type\":\"signal\",\"signal\":\"open\"},"
                 + "{\"id\":\"t\",\"type\":\"task\",\"handler\":\"noop\",\"dependsOn\":[\"gate\"]}]}"));
         String etag = api.run(runId).header("ETag");
@@ -103,7 +105,7 @@ class PatchMeetsPendingInboxTest {
 
     @Test
     void aPatchOfAFinishedRunIs409RunTerminalWithCurrentAndRejected() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define("{\"nodes\":[{\"id\":\"t\",\"type\":\"task\",\"handler\":\"ext:pay\"}]}"));
         QueueItem task = fixtures.claimTasks(UUID.fromString(runId), Set.of("ext:pay")).get(0);
         results.fail(task.id(), task.leaseToken(), "card declined", false);

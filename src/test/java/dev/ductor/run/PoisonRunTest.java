@@ -2,7 +2,7 @@ package dev.ductor.run;
 
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
-import dev.ductor.support.HttpApi;
+import dev.ductor.support.Api;
 import dev.ductor.support.ManualCoordination;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -11,6 +11,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("api")
 class PoisonRunTest {
 
     private static final int MAX_FAILED_DELIVERIES = 5;
@@ -81,7 +83,7 @@ class PoisonRunTest {
 
     @Test
     void aRunWhoseTickAlwaysFailsIsParkedAndAnOperatorRetriesItOnceRepaired() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define(CHAIN));
         UUID id = UUID.fromString(runId);
         String healthy = nodeStates(id);
@@ -119,7 +121,7 @@ class PoisonRunTest {
         assertEquals(MAX_FAILED_DELIVERIES + 1, deliveries(id), "a later wakeup of a parked run fails once, then joins");
         assertEquals(2, (Integer) api.as("operator").get("/api/v1/dead-letters").path("items[0].items"));
 
-        HttpApi stranger = new HttpApi(issuer);
+        Api stranger = new Api(issuer);
         Response foreign = stranger.as("operator").post("/api/v1/runs/{id}/dead-letters/retry", runId);
         assertEquals(404, foreign.statusCode(), "another tenant's run is not there");
         assertTrue(foreign.contentType().startsWith("application/problem+json"));

@@ -7,6 +7,7 @@ import dev.ductor.support.ManualCoordination;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("db")
 class StartBatcherTest {
 
     private static final String TENANT = "start-batcher";

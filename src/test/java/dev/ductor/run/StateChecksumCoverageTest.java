@@ -3,13 +3,14 @@ package dev.ductor.run;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
-import dev.ductor.support.HttpApi;
+import dev.ductor.support.Api;
 import dev.ductor.support.ManualCoordination;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("api")
 class StateChecksumCoverageTest {
 
     /** A run parked on the signal {@code approve}, node {@code approve} WAITING with no attempt. */
@@ -67,7 +69,7 @@ class StateChecksumCoverageTest {
             "output = CAST('{\"forged\": true}' AS jsonb)",
             "tier = 'interactive'"})
     void aRowChangedBehindDuctorsBackIsRefusedOnTickAndReportedOnGet(String tampering) throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         UUID runId = UUID.fromString(api.start(api.define(PARKED)));
         long version = fixtures.version(runId);
         sql("UPDATE eec_workflow_run SET " + tampering + " WHERE run_id = ?", runId);
@@ -78,7 +80,7 @@ class StateChecksumCoverageTest {
         }
     }
 
-    private void assertRefusedAndReported(HttpApi api, UUID runId, long version, String tampering) {
+    private void assertRefusedAndReported(Api api, UUID runId, long version, String tampering) {
         assertThrows(CorruptRunStateException.class, () -> ticks.tickOnce(runId, List.of(), List.of()),
                 "a tick must not advance (or drain) a run whose row was changed outside Ductor: " + tampering);
         assertEquals(version, fixtures.version(runId), "nothing was written");
@@ -98,7 +100,7 @@ class StateChecksumCoverageTest {
 
     @Test
     void anUntouchedRunIsServedWithoutAnIntegrityMark() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String runId = api.start(api.define(PARKED));
         Response got = api.run(runId);
         assertEquals(200, got.statusCode(), got.asString());
@@ -107,7 +109,7 @@ class StateChecksumCoverageTest {
 
     @Test
     void aRowSealedInTheOldFormLoadsAndIsResealedInTheNewFormOnItsNextCommit() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         UUID runId = UUID.fromString(api.start(api.define(PARKED)));
         sql("UPDATE eec_workflow_run SET state_checksum = '" + LEGACY_CHECKSUM_OF_PARKED + "' WHERE run_id = ?", runId);
 
@@ -150,7 +152,7 @@ class StateChecksumCoverageTest {
 
     @Test
     void aTierChangedThroughPatchIsSealedWithIt() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         UUID runId = UUID.fromString(api.start(api.define(PARKED)));
         api.as("operator").header("If-Match", "\"" + fixtures.version(runId) + "\"").body("{\"tier\":\"bulk\"}")
                 .patch("/api/v1/runs/{id}", runId.toString()).then().statusCode(200);

@@ -1,5 +1,6 @@
 package dev.ductor.run;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -7,6 +8,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+@Tag("unit")
 class TickRetryScheduleTest {
 
     private static final List<Duration> SEED = List.of(Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(40), Duration.ofSeconds(1));

@@ -9,6 +9,7 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** A requeue replaces only the wakeups this pod still holds: one whose lease was lost is another pod's now. */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("db")
 class WakeupRequeuerTest {
 
     private static final String TENANT = "requeuer";

@@ -3,6 +3,7 @@ package dev.ductor.security;
 import io.smallrye.jwt.auth.principal.DefaultJWTParser;
 import io.smallrye.jwt.auth.principal.ParseException;
 import org.eclipse.microprofile.jwt.JsonWebToken;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The verified-token cache, against a parser that counts what it is asked to verify. */
+@Tag("unit")
 class VerifiedTokenCacheTest {
 
     /** Verifies nothing, answers a token expiring at {@code expiresAt} (epoch seconds), or refuses {@code "bad"}. */

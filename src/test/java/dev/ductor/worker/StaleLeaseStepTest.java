@@ -9,6 +9,7 @@ import dev.ductor.support.Fixtures;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * waits behind a signal which never comes, so nothing else in the run moves.
  */
 @QuarkusTest
+@Tag("db")
 class StaleLeaseStepTest {
 
     private static final String TENANT = "stale-lease";

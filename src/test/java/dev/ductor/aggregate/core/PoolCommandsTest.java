@@ -1,5 +1,6 @@
 package dev.ductor.aggregate.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@Tag("unit")
 class PoolCommandsTest {
 
     private static final PoolState OPEN_3 = PoolState.fold(stream(PoolEvents.defined(3, false)));

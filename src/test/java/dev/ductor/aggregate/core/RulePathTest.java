@@ -1,5 +1,6 @@
 package dev.ductor.aggregate.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static dev.ductor.aggregate.core.RuleMatcherTest.json;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@Tag("unit")
 class RulePathTest {
 
     @Test

@@ -1,5 +1,6 @@
 package dev.ductor.aggregate.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
@@ -12,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@Tag("unit")
 class RuleStateTest {
 
     private static final Instant T1 = Instant.parse("2024-05-01T10:00:00Z");

@@ -1,6 +1,7 @@
 package dev.ductor.aggregate.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import static dev.ductor.aggregate.core.RuleMatcherTest.json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@Tag("unit")
 class RuleTemplateTest {
 
     private static final JsonNode PAYLOAD = json("{\"id\": 42, \"customer\": {\"name\": \"Ada\"}, \"items\": [{\"sku\": \"A\"}], \"key\": \"inner\"}");

@@ -1,5 +1,6 @@
 package dev.ductor.aggregate.pool;
 
+import dev.ductor.support.Api;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueRepository;
@@ -11,6 +12,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("db")
 class PoolClaimTest {
 
     private static final Duration LEASE = Duration.ofMinutes(5);
@@ -74,8 +77,8 @@ class PoolClaimTest {
 
     @BeforeEach
     void setUp() {
-        tenant = PoolApi.unique("t");
-        handler = "ext:" + PoolApi.unique("pooled");
+        tenant = Api.unique("t");
+        handler = "ext:" + Api.unique("pooled");
     }
 
     // --- helpers ---------------------------------------------------------------------------------------------
@@ -213,7 +216,7 @@ class PoolClaimTest {
 
     @Test
     void poolsBelongToTheirTenant() {
-        String other = PoolApi.unique("t");
+        String other = Api.unique("t");
         define("gpu", 5, false);
         enqueue(other, "standard", "gpu", 2);
         enqueue("gpu", 2);
@@ -260,7 +263,7 @@ class PoolClaimTest {
         assertEquals(2, claimed.size());
         assertTrue(claimed.stream().allMatch(t -> "gpu".equals(t.pool())));
         assertEquals(0, claim(tenant, "gpu", 10).size());
-        assertEquals(0, claim(PoolApi.unique("t"), "cpu", 10).size(), "an external worker sees its own tenant only");
+        assertEquals(0, claim(Api.unique("t"), "cpu", 10).size(), "an external worker sees its own tenant only");
     }
 
     @Test
@@ -268,7 +271,7 @@ class PoolClaimTest {
         define("gpu", 10_000, false);
         enqueue(tenant, "interactive", "gpu", 300);
         enqueue(tenant, "bulk", "gpu", 300);
-        enqueue(PoolApi.unique("t"), "standard", null, 300);
+        enqueue(Api.unique("t"), "standard", null, 300);
 
         Map<String, Integer> byTier = new HashMap<>();
         for (int i = 0; i < 260; i++) {
@@ -370,7 +373,7 @@ class PoolClaimTest {
     @Test
     void aPausedPoolsBacklogCostsOtherClaimsNothing() {
         int backlog = 200_000;
-        String pausedTenant = PoolApi.unique("t");
+        String pausedTenant = Api.unique("t");
         define(pausedTenant, "archive", 1, true);
         define("gpu", 2, false);
         QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery("""

@@ -1,5 +1,6 @@
 package dev.ductor.aggregate.pool;
 
+import dev.ductor.support.Api;
 import dev.ductor.aggregate.AggregateConflictException;
 import dev.ductor.aggregate.AggregateKey;
 import dev.ductor.aggregate.AggregateStore;
@@ -10,6 +11,7 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -33,13 +35,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
-import static dev.ductor.aggregate.pool.PoolApi.unique;
+import static dev.ductor.support.Api.unique;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Editors and appenders racing on one pool: one wins each version, the others are told, nothing is lost or doubled. */
 @QuarkusTest
+@Tag("api")
 class PoolConcurrencyTest {
 
     @Inject
@@ -58,11 +61,11 @@ class PoolConcurrencyTest {
     @Inject
     DataSource dataSource;
 
-    PoolApi api;
+    Api api;
 
     @BeforeEach
     void setUp() {
-        api = new PoolApi(issuer);
+        api = new Api(issuer);
     }
 
     /**
@@ -73,7 +76,7 @@ class PoolConcurrencyTest {
     @Test
     void twoClientsEditingTheSamePoolConcurrentlyOneWinsTheOtherGets409WithBothVersions() throws Exception {
         String name = unique("gpu");
-        api.create(name, 3, false);
+        api.createPool(name, 3, false);
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         ExecutorService threads = Executors.newFixedThreadPool(2);
         List<HttpResponse<String>> responses = new ArrayList<>();
@@ -84,8 +87,8 @@ class PoolConcurrencyTest {
                 select.setString(2, name);
                 select.executeQuery().close();
             }
-            Future<HttpResponse<String>> five = threads.submit(() -> api.putConcurrently(client, name, "{\"capacity\": 5}", "\"1\""));
-            Future<HttpResponse<String>> six = threads.submit(() -> api.putConcurrently(client, name, "{\"capacity\": 6}", "\"1\""));
+            Future<HttpResponse<String>> five = threads.submit(() -> api.putPoolConcurrently(client, name, "{\"capacity\": 5}", "\"1\""));
+            Future<HttpResponse<String>> six = threads.submit(() -> api.putPoolConcurrently(client, name, "{\"capacity\": 6}", "\"1\""));
             awaitLockWaiters(lock, 2, Duration.ofSeconds(15));
             lock.rollback();
             responses.add(five.get(30, TimeUnit.SECONDS));
@@ -101,7 +104,7 @@ class PoolConcurrencyTest {
         int won = JsonPath.from(winner.body()).getInt("capacity");
         assertEquals("\"2\"", winner.headers().firstValue("ETag").orElse(null));
 
-        assertTrue(loser.headers().firstValue("Content-Type").orElse("").startsWith(PoolApi.PROBLEM_JSON), loser::body);
+        assertTrue(loser.headers().firstValue("Content-Type").orElse("").startsWith(Api.PROBLEM_JSON), loser::body);
         JsonPath problem = JsonPath.from(loser.body());
         assertTrue(problem.getString("detail").contains("NOT saved"), loser.body());
         assertEquals(1, problem.getInt("expectedVersion"), "the version the loser sent");
@@ -128,7 +131,7 @@ class PoolConcurrencyTest {
                 int capacity = i + 1;
                 futures.add(threads.submit(() -> {
                     go.await();
-                    return api.putConcurrently(client, name, "{\"capacity\": " + capacity + "}", null);
+                    return api.putPoolConcurrently(client, name, "{\"capacity\": " + capacity + "}", null);
                 }));
             }
             go.countDown();

@@ -1,9 +1,11 @@
 package dev.ductor.aggregate.pool;
 
+import dev.ductor.support.Api;
 import dev.ductor.security.DevTokenIssuer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +15,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 
-import static dev.ductor.aggregate.pool.PoolApi.unique;
+import static dev.ductor.support.Api.unique;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -22,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * as the pool allows, with no restart.
  */
 @QuarkusTest
+@Tag("api")
 class PoolDispatchTest {
 
     /** Long enough for the workers (polling every 50 ms) to have claimed the task many times over, were it claimable. */
@@ -33,13 +36,13 @@ class PoolDispatchTest {
     @Inject
     DataSource dataSource;
 
-    PoolApi api;
+    Api api;
     String pool;
     String workflow;
 
     @BeforeEach
     void setUp() {
-        api = new PoolApi(issuer);
+        api = new Api(issuer);
         pool = unique("gpu");
         workflow = unique("pooled");
         Response defined = api.as("admin").body("""
@@ -52,23 +55,23 @@ class PoolDispatchTest {
 
     @Test
     void aPausedPoolDispatchesNothingAndResumingDispatches() throws Exception {
-        api.create(pool, 2, true);
+        api.createPool(pool, 2, true);
         String run = start();
 
         assertHeld(run);
 
-        api.update(pool, "{\"capacity\": 2, \"paused\": false}");
+        api.updatePool(pool, "{\"capacity\": 2, \"paused\": false}");
         assertEquals("SUCCEEDED", awaitTerminal(run));
     }
 
     @Test
     void aCapacityRaisedFromZeroTakesEffectAtOnce() throws Exception {
-        api.create(pool, 0, false);
+        api.createPool(pool, 0, false);
         String run = start();
 
         assertHeld(run);
 
-        api.update(pool, "{\"capacity\": 1}");
+        api.updatePool(pool, "{\"capacity\": 1}");
         assertEquals("SUCCEEDED", awaitTerminal(run));
     }
 
@@ -78,7 +81,7 @@ class PoolDispatchTest {
 
         assertHeld(run);
 
-        api.create(pool, 1, false);
+        api.createPool(pool, 1, false);
         assertEquals("SUCCEEDED", awaitTerminal(run));
     }
 

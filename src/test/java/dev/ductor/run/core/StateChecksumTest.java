@@ -1,5 +1,6 @@
 package dev.ductor.run.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.LinkedHashMap;
@@ -15,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The checksum follows the meaning of what a tick decides on (status, seq, tier, output, node states), not its
  * in-memory or stored layout; rows sealed in the legacy form (node states only) still match.
  */
+@Tag("unit")
 class StateChecksumTest {
 
     private static final NodeState A = new NodeState(NodeStatus.SUCCEEDED, 2, json("{\"a\": 1, \"b\": 2}"), null);

@@ -3,6 +3,7 @@ package dev.ductor.run.core;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ductor.workflow.model.DefinitionParser;
 import dev.ductor.workflow.model.WorkflowDefinition;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
@@ -15,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@Tag("unit")
 class StuckRunPolicyTest {
 
     private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");

@@ -1,5 +1,6 @@
 package dev.ductor.run.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -13,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Ending a run from outside: an operator's cancel, the watchdog's forced failure. */
+@Tag("unit")
 class TickCancelAndForceFailTest {
 
     static final String MIXED = """

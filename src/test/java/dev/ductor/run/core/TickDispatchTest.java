@@ -1,6 +1,7 @@
 package dev.ductor.run.core;
 
 import dev.ductor.run.core.Effect.DispatchTask;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Which nodes a tick starts, and when a run of tasks is done. */
+@Tag("unit")
 class TickDispatchTest {
 
     static final String CHAIN = """

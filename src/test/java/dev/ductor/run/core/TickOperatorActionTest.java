@@ -2,6 +2,7 @@ package dev.ductor.run.core;
 
 import dev.ductor.run.core.Effect.DispatchTask;
 import dev.ductor.run.core.Effect.SupersedeTasks;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -16,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** An operator's retry or skip: it supersedes the old attempt, and is judged on the state it meets in the tick. */
+@Tag("unit")
 class TickOperatorActionTest {
 
     private static final String BACKED_OFF = """

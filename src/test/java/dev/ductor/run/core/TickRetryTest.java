@@ -1,6 +1,7 @@
 package dev.ductor.run.core;
 
 import dev.ductor.run.core.Effect.DispatchTask;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A failed attempt is retried with exponential backoff while attempts remain, and fails the run after. */
+@Tag("unit")
 class TickRetryTest {
 
     static final String RETRYING = """

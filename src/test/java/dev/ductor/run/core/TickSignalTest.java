@@ -1,6 +1,7 @@
 package dev.ductor.run.core;
 
 import dev.ductor.run.core.Effect.ScheduleTimer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Signal nodes wait for a named signal, take its payload as output, and may time out. */
+@Tag("unit")
 class TickSignalTest {
 
     static final String APPROVAL = """

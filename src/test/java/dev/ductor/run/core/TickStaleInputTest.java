@@ -1,5 +1,6 @@
 package dev.ductor.run.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Late, duplicate and misdirected inputs are drained without changing the run. */
+@Tag("unit")
 class TickStaleInputTest {
 
     private static RunSnapshot aRunningAttempt2() {

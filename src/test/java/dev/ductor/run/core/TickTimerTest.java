@@ -1,6 +1,7 @@
 package dev.ductor.run.core;
 
 import dev.ductor.run.core.Effect.ScheduleTimer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -17,6 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A timer node waits for its own timer and then lets its dependants start. */
+@Tag("unit")
 class TickTimerTest {
 
     static final String TIMER_THEN_TASK = """

@@ -1,5 +1,6 @@
 package dev.ductor.run.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Every move the tick can make, gathered from small scenarios: each is one the tables allow, and together
  * they are every table entry a tick reaches (SKIPPED and moves out of FAILED belong to operator actions).
  */
+@Tag("unit")
 class TickTransitionCoverageTest {
 
     @Test

@@ -1,5 +1,6 @@
 package dev.ductor.run.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The legal-move tables, checked cell by cell against an independent copy of the intended tables. */
+@Tag("unit")
 class TransitionTablesTest {
 
     private static final Map<NodeStatus, Set<NodeStatus>> NODE_LEGAL = Map.of(

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpServer;
 import dev.ductor.worker.StepContext;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  * The http handler lets the service it calls deduplicate: every attempt of one step sends the same
  * {@code Idempotency-Key} and its own {@code Ductor-Attempt}. Against a real HTTP server that records what arrives.
  */
+@Tag("unit")
 class HttpHandlerTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();

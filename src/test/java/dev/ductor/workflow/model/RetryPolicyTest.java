@@ -1,5 +1,6 @@
 package dev.ductor.workflow.model;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -7,6 +8,7 @@ import java.time.Duration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Exponential backoff between attempts: nothing before the first, {@code backoff * 2^(n-2)} before the n-th. */
+@Tag("unit")
 class RetryPolicyTest {
 
     private final RetryPolicy policy = new RetryPolicy(10, Duration.ofSeconds(1));

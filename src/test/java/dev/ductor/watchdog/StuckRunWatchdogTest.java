@@ -1,10 +1,14 @@
-package dev.ductor.run;
+package dev.ductor.watchdog;
 
+import dev.ductor.run.RunPatch;
+import dev.ductor.run.RunOperations;
+import dev.ductor.run.RunInbox;
+import dev.ductor.run.InboxKind;
+import dev.ductor.run.Coordinator;
 import dev.ductor.run.core.OperatorActions;
 import dev.ductor.support.Fixtures;
 import dev.ductor.support.LockHolder;
 import dev.ductor.support.ManualCoordination;
-import dev.ductor.watchdog.StuckRunWatchdog;
 import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -12,6 +16,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
@@ -33,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The watchdog fails runs nothing can advance, once, and leaves alone every run that can still move. */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
+@Tag("db")
 class StuckRunWatchdogTest {
 
     private static final String TENANT = "watchdog";

@@ -16,6 +16,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.postgresql.PGConnection;
@@ -75,6 +76,7 @@ import static dev.ductor.bench.BenchFigures.percentile;
 @QuarkusTest
 @TestProfile(SignalBenchProfile.class)
 @EnabledIfSystemProperty(named = "bench.scenario", matches = "signals")
+@Tag("bench")
 class SignalBench {
 
     private static final String TENANT = "ductor-bench";

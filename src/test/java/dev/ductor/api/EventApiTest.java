@@ -1,14 +1,15 @@
-package dev.ductor.aggregate.rule;
+package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
-import dev.ductor.support.HttpApi;
+import dev.ductor.support.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code POST /api/v1/events}: rules start and signal runs, once per event however often it is sent. */
 @QuarkusTest
+@Tag("api")
 class EventApiTest {
 
     /** Waits for the signal "paid", then one task: the run finishes only when the signal arrives. */
@@ -47,11 +49,11 @@ class EventApiTest {
     @Inject
     Fixtures fixtures;
 
-    private HttpApi api;
+    private Api api;
 
-    private HttpApi api() {
+    private Api api() {
         if (api == null) {
-            api = new HttpApi(issuer);
+            api = new Api(issuer);
         }
         return api;
     }
@@ -139,7 +141,7 @@ class EventApiTest {
         }
         assertEquals(0, runsOfTenant());
         // Another tenant's event of the same type does not see this tenant's rules.
-        HttpApi other = new HttpApi(issuer);
+        Api other = new Api(issuer);
         Response foreign = other.as("client").body(event("order.created", "k", "{\"country\": \"DE\"}", fresh())).post("/api/v1/events");
         assertEquals(202, foreign.statusCode());
         assertEquals(List.of(), foreign.jsonPath().getList("started"));
@@ -353,29 +355,29 @@ class EventApiTest {
                 "{\"type\": \"t\", \"key\": 5, \"idempotencyKey\": \"k\"}", "{\"type\": \"t\", \"key\": \" \", \"idempotencyKey\": \"k\"}",
                 "{\"type\": \"t\", \"idempotencyKey\": \"k\", \"extra\": 1}",
                 "{\"type\": \"t\", \"idempotencyKey\": \"" + "k".repeat(201) + "\"}", "{\"type\": ")) {
-            Problems.problem(send(body), 400);
+            Api.problem(send(body), 400);
         }
         for (String body : List.of("{\"type\": \"t\", \"payload\": {\"a\": \"x\\u0000y\"}, \"idempotencyKey\": \"k\"}",
                 "{\"type\": \"t\", \"payload\": {\"a\\u0000\": 1}, \"idempotencyKey\": \"k\"}",
                 "{\"type\": \"t\\u0000\", \"idempotencyKey\": \"k\"}", "{\"type\": \"t\", \"idempotencyKey\": \"k\\u0000\"}")) {
-            assertTrue(Problems.problem(send(body), 400).getString("detail").contains("NUL"), body);
+            assertTrue(Api.problem(send(body), 400).getString("detail").contains("NUL"), body);
         }
         Response huge = send("{\"type\": \"t\", \"payload\": {\"n\": 1e400}, \"idempotencyKey\": \"" + fresh() + "\"}");
         assertTrue(huge.statusCode() == 400 || huge.statusCode() == 202, huge::asString);
-        JsonPath problem = Problems.problem(send("{\"type\": \"t\"}"), 400);
+        JsonPath problem = Api.problem(send("{\"type\": \"t\"}"), 400);
         assertEquals("idempotencyKey", problem.getString("field"));
         assertEquals(huge.statusCode() == 202 ? 1 : 0, fixtures.count("SELECT count(*) FROM eec_event WHERE tenant = ?1", api().tenant));
         // The run start body's correlationKey is checked as well.
         String workflow = api().define(ONE_TASK);
-        Problems.problem(api().as("client").body("{\"correlationKey\": 5}").post("/api/v1/workflows/{name}/runs", workflow), 400);
+        Api.problem(api().as("client").body("{\"correlationKey\": 5}").post("/api/v1/workflows/{name}/runs", workflow), 400);
     }
 
     @Test
     void withoutATokenIs401AndOnlyClientsMaySendEvents() {
         String body = event("t", null, null, fresh());
-        Problems.problem(given().contentType("application/json").body(body).post("/api/v1/events"), 401);
+        Api.problem(given().contentType("application/json").body(body).post("/api/v1/events"), 401);
         for (String role : List.of("admin", "operator", "worker")) {
-            Problems.problem(api().as(role).body(body).post("/api/v1/events"), 403);
+            Api.problem(api().as(role).body(body).post("/api/v1/events"), 403);
         }
         assertEquals(202, send(body).statusCode());
     }

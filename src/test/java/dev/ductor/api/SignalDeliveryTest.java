@@ -1,4 +1,4 @@
-package dev.ductor.signal;
+package dev.ductor.api;
 
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
@@ -7,6 +7,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Signals over HTTP with the coordinator running: delivered once per key, coalesced, kept until awaited. */
 @QuarkusTest
+@Tag("api")
 class SignalDeliveryTest {
 
     @Inject

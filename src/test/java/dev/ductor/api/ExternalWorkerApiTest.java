@@ -1,12 +1,13 @@
-package dev.ductor.worker;
+package dev.ductor.api;
 
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
-import dev.ductor.support.HttpApi;
+import dev.ductor.support.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -20,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A worker in any language, through /api/v1/tasks: claim, heartbeat, complete, fail, fenced by lease tokens. */
 @QuarkusTest
+@Tag("api")
 class ExternalWorkerApiTest {
 
     @Inject
@@ -28,7 +30,7 @@ class ExternalWorkerApiTest {
     @Inject
     Fixtures fixtures;
 
-    private Map<String, Object> claimOne(HttpApi api, String handler) {
+    private Map<String, Object> claimOne(Api api, String handler) {
         List<Map<String, Object>> tasks = api.as("worker")
                 .body("{\"handlers\":[\"" + handler + "\"],\"workerId\":\"w1\",\"max\":1,\"waitSeconds\":10}")
                 .post("/api/v1/tasks/claim").then().statusCode(200).extract().jsonPath().getList("$");
@@ -36,14 +38,20 @@ class ExternalWorkerApiTest {
         return tasks.get(0);
     }
 
-    private String chargeWorkflow(HttpApi api, String handler, int maxAttempts) {
+    /** When the task's lease runs out, as stored (epoch ms). */
+    private long leaseEnd(String taskId) {
+        return fixtures.count("SELECT CAST(extract(epoch FROM available_at) * 1000 AS bigint) FROM eec_queue_item"
+                + " WHERE id = ?1 AND lease_token IS NOT NULL", Long.parseLong(taskId));
+    }
+
+    private String chargeWorkflow(Api api, String handler, int maxAttempts) {
         return api.define("{\"nodes\":[{\"id\":\"charge\",\"type\":\"task\",\"handler\":\"" + handler + "\","
                 + "\"input\":{\"amount\":5},\"retry\":{\"maxAttempts\":" + maxAttempts + "}}]}");
     }
 
     @Test
     void aWorkerClaimsHeartbeatsAndCompletesATaskAndARepeatedCompletionIsAppliedOnce() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String handler = "ext:charge-" + UUID.randomUUID();
         String runId = api.start(chargeWorkflow(api, handler, 1));
 
@@ -55,8 +63,13 @@ class ExternalWorkerApiTest {
         String taskId = (String) task.get("taskId");
         String token = (String) task.get("leaseToken");
 
+        long leaseEnd = leaseEnd(taskId);
+        Thread.sleep(300);
         api.as("worker").body("{\"leaseToken\":\"" + token + "\"}").post("/api/v1/tasks/{id}/heartbeat", taskId)
                 .then().statusCode(200);
+        long extended = leaseEnd(taskId);
+        assertTrue(extended >= leaseEnd + 250, "the heartbeat 300 ms later moved the lease's end from " + leaseEnd
+                + " to " + extended + " (epoch ms)");
         String completion = "{\"leaseToken\":\"" + token + "\",\"output\":{\"charged\":5}}";
         api.as("worker").body(completion).post("/api/v1/tasks/{id}/complete", taskId).then().statusCode(200);
         api.as("worker").body(completion).post("/api/v1/tasks/{id}/complete", taskId).then().statusCode(200);
@@ -69,7 +82,7 @@ class ExternalWorkerApiTest {
 
     @Test
     void aCompletionWithAStaleTokenIs409AndChangesNothing() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String handler = "ext:stale-" + UUID.randomUUID();
         String runId = api.start(chargeWorkflow(api, handler, 1));
         Map<String, Object> task = claimOne(api, handler);
@@ -90,7 +103,7 @@ class ExternalWorkerApiTest {
 
     @Test
     void aRetryableFailureDispatchesTheNextAttemptAndTheOldTokenIsFencedOff() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String handler = "ext:flaky-" + UUID.randomUUID();
         String runId = api.start(chargeWorkflow(api, handler, 2));
         Map<String, Object> first = claimOne(api, handler);
@@ -113,21 +126,26 @@ class ExternalWorkerApiTest {
 
     @Test
     void aLongPollReturnsAsSoonAsATaskIsQueued() throws Exception {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         String handler = "ext:later-" + UUID.randomUUID();
         String workflow = chargeWorkflow(api, handler, 1);
         CompletableFuture<List<Object>> poll = CompletableFuture.supplyAsync(() -> api.as("worker")
                 .body("{\"handlers\":[\"" + handler + "\"],\"workerId\":\"w\",\"max\":1,\"waitSeconds\":20}")
                 .post("/api/v1/tasks/claim").then().statusCode(200).extract().jsonPath().getList("$"));
         Thread.sleep(500);
+        long queued = System.nanoTime();
         api.start(workflow);
         assertEquals(1, poll.get(20, TimeUnit.SECONDS).size());
+        // "As soon as": the poll is woken by the commit (or its 250 ms re-check), not by its 20 s running out. 5 s is
+        // generous for a loaded 2-core machine and far below a poll that merely waited.
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - queued);
+        assertTrue(waitedMs < 5000, "the claim returned " + waitedMs + " ms after the task was queued");
     }
 
     @Test
     void anotherTenantsWorkerNeverSeesTheTask() {
-        HttpApi owner = new HttpApi(issuer);
-        HttpApi stranger = new HttpApi(issuer);
+        Api owner = new Api(issuer);
+        Api stranger = new Api(issuer);
         String handler = "ext:private-" + UUID.randomUUID();
         owner.start(chargeWorkflow(owner, handler, 1));
         List<Object> seen = stranger.as("worker").body("{\"handlers\":[\"" + handler + "\"],\"workerId\":\"x\",\"max\":5}")
@@ -137,7 +155,7 @@ class ExternalWorkerApiTest {
 
     @Test
     void badClaimsAndReportsAre400AndOtherRoles403() {
-        HttpApi api = new HttpApi(issuer);
+        Api api = new Api(issuer);
         api.as("worker").body("{\"workerId\":\"w\",\"max\":1}").post("/api/v1/tasks/claim").then().statusCode(400);
         api.as("worker").body("{\"handlers\":[],\"workerId\":\"w\",\"max\":1}").post("/api/v1/tasks/claim").then().statusCode(400);
         api.as("worker").body("{\"handlers\":[\"ext:a\"],\"workerId\":\"w\",\"max\":0}").post("/api/v1/tasks/claim").then().statusCode(400);

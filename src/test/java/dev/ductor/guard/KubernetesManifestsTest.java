@@ -1,4 +1,4 @@
-package dev.ductor.deploy;
+package dev.ductor.guard;
 
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.DeserializationConfig;
@@ -27,6 +27,7 @@ import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +54,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the fabric8 model class for its apiVersion/kind, so a misspelt field, a wrong type or an unknown kind fails the
  * build, and a few deployment invariants are asserted. No cluster, no Quarkus.
  */
+@Tag("unit")
 class KubernetesManifestsTest {
 
     /** apiVersion/kind -> model class. A kind not listed here fails: add it deliberately. */

@@ -12,6 +12,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -55,6 +56,7 @@ import static dev.ductor.bench.BenchFigures.percentile;
 @QuarkusTest
 @TestProfile(BenchProfile.class)
 @EnabledIfSystemProperty(named = "bench.scenario", matches = "timers")
+@Tag("bench")
 class TimerBench {
 
     private static final String TENANT = "ductor-bench";

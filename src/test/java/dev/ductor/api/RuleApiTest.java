@@ -1,10 +1,11 @@
-package dev.ductor.aggregate.rule;
+package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ductor.aggregate.rule.RuleService;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
-import dev.ductor.support.HttpApi;
+import dev.ductor.support.Api;
 import dev.ductor.support.LockHolder;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -13,6 +14,7 @@ import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
@@ -39,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code PUT/GET /api/v1/rules/{name}}: every status code, the version check, and editors racing. */
 @QuarkusTest
+@Tag("api")
 class RuleApiTest {
 
     private static final String START = "{\"on\": \"order.created\", \"match\": {\"country\": \"DE\"}, \"start\": {\"workflow\": \"order\"}}";
@@ -59,11 +62,11 @@ class RuleApiTest {
     @Inject
     ObjectMapper mapper;
 
-    private HttpApi api;
+    private Api api;
 
-    private HttpApi api() {
+    private Api api() {
         if (api == null) {
-            api = new HttpApi(issuer);
+            api = new Api(issuer);
         }
         return api;
     }
@@ -101,8 +104,8 @@ class RuleApiTest {
 
     @Test
     void theListHasTheTenantsRulesByNameWithTheirVersionsAndNoOtherTenants() {
-        HttpApi mine = new HttpApi(issuer);
-        HttpApi other = new HttpApi(issuer);
+        Api mine = new Api(issuer);
+        Api other = new Api(issuer);
         assertEquals(List.of(), mine.as("client").get("/api/v1/rules").then().statusCode(200)
                 .extract().jsonPath().getList("items"), "a fresh tenant has no rules");
         mine.as("admin").body(START).put("/api/v1/rules/{name}", "b-rule").then().statusCode(201);
@@ -175,7 +178,7 @@ class RuleApiTest {
     @Test
     void replacingWithoutIfMatchIs428AndSavesNothing() {
         String name = create(START);
-        JsonPath problem = Problems.problem(put(name, SIGNAL), 428);
+        JsonPath problem = Api.problem(put(name, SIGNAL), 428);
         assertTrue(problem.getString("detail").contains("If-Match"), problem.prettify());
         assertEquals("\"1\"", get(name).header("ETag"));
         assertEquals("order.created", get(name).jsonPath().getString("on"));
@@ -187,7 +190,7 @@ class RuleApiTest {
         assertEquals(200, put(name, SIGNAL, "\"1\"").statusCode());
         String stale = START.replace("DE", "FR");
         Response conflict = put(name, stale, "\"1\"");
-        JsonPath problem = Problems.problem(conflict, 409);
+        JsonPath problem = Api.problem(conflict, 409);
         assertFalse(problem.getBoolean("saved"));
         assertEquals(1, problem.getInt("expectedVersion"));
         assertEquals(2, problem.getInt("currentVersion"));
@@ -205,15 +208,15 @@ class RuleApiTest {
     @Test
     void anIfMatchForARuleThatDoesNotExistIs409() {
         String name = fixtures.uniqueName("rule");
-        JsonPath problem = Problems.problem(put(name, START, "\"1\""), 409);
+        JsonPath problem = Api.problem(put(name, START, "\"1\""), 409);
         assertFalse(problem.getBoolean("saved"));
-        Problems.problem(get(name), 404);
+        Api.problem(get(name), 404);
     }
 
     @Test
     void invalidBodiesAre400WithEveryViolationAndSaveNothing() {
         String name = fixtures.uniqueName("rule");
-        JsonPath problem = Problems.problem(put(name, "{\"on\": \"\", \"match\": {\"a..b\": 1}, \"start\": {\"workflow\": \"x\"},"
+        JsonPath problem = Api.problem(put(name, "{\"on\": \"\", \"match\": {\"a..b\": 1}, \"start\": {\"workflow\": \"x\"},"
                 + " \"signal\": {\"name\": \"s\", \"payload\": \"$nope\"}, \"extra\": 1}"), 400);
         List<String> fields = problem.getList("violations.field");
         assertTrue(fields.containsAll(List.of("on", "match", "signal.payload", "extra")), fields::toString);
@@ -221,25 +224,25 @@ class RuleApiTest {
         assertTrue(problem.getString("detail").contains("Nothing was saved"), problem.getString("detail"));
         for (String body : List.of("[]", "\"rule\"", "{}", "{\"on\": \"t\"}", "{\"on\": \"t\", \"start\": {\"workflow\": \"wf\", \"tier\": \"gold\"}}",
                 "{\"on\": \"t\", \"start\": {\"workflow\": \"wf\"}, \"enabled\": 1}", "{\"name\": \"other\", \"on\": \"t\", \"start\": {\"workflow\": \"wf\"}}")) {
-            Problems.problem(put(name, body), 400);
+            Api.problem(put(name, body), 400);
         }
-        Problems.problem(put(name, "{\"on\": "), 400);
-        Problems.problem(put(name, "{\"on\": \"t\", \"match\": {\"x\": \"\\u0000\"}, \"start\": {\"workflow\": \"wf\"}}"), 400);
-        Problems.problem(put("bad:name", START), 400);
-        Problems.problem(put(name, START, "abc"), 400);
-        Problems.problem(put(name, START, "*"), 400);
-        Problems.problem(get(name), 404);
+        Api.problem(put(name, "{\"on\": "), 400);
+        Api.problem(put(name, "{\"on\": \"t\", \"match\": {\"x\": \"\\u0000\"}, \"start\": {\"workflow\": \"wf\"}}"), 400);
+        Api.problem(put("bad:name", START), 400);
+        Api.problem(put(name, START, "abc"), 400);
+        Api.problem(put(name, START, "*"), 400);
+        Api.problem(get(name), 404);
         assertEquals(0, fixtures.count("SELECT count(*) FROM eec_aggregate_event WHERE aggregate_type = 'rule' AND tenant = ?1", api().tenant));
     }
 
     @Test
     void withoutATokenIs401AndTheWrongRoleIs403() {
         String name = create(START);
-        Problems.problem(given().contentType("application/json").body(START).put("/api/v1/rules/{name}", name), 401);
-        Problems.problem(given().get("/api/v1/rules/{name}", name), 401);
-        Problems.problem(given().header("Authorization", "Bearer not-a-jwt").get("/api/v1/rules/{name}", name), 401);
+        Api.problem(given().contentType("application/json").body(START).put("/api/v1/rules/{name}", name), 401);
+        Api.problem(given().get("/api/v1/rules/{name}", name), 401);
+        Api.problem(given().header("Authorization", "Bearer not-a-jwt").get("/api/v1/rules/{name}", name), 401);
         for (String role : List.of("client", "operator", "worker")) {
-            Problems.problem(api().as(role).header("If-Match", "\"1\"").body(SIGNAL).put("/api/v1/rules/{name}", name), 403);
+            Api.problem(api().as(role).header("If-Match", "\"1\"").body(SIGNAL).put("/api/v1/rules/{name}", name), 403);
         }
         assertEquals("order.created", get(name).jsonPath().getString("on"));
     }
@@ -247,9 +250,9 @@ class RuleApiTest {
     @Test
     void anUnknownRuleAndAnotherTenantsRuleAre404() {
         String name = create(START);
-        Problems.problem(get(fixtures.uniqueName("nope")), 404);
-        HttpApi other = new HttpApi(issuer);
-        Problems.problem(other.as("client").get("/api/v1/rules/{name}", name), 404);
+        Api.problem(get(fixtures.uniqueName("nope")), 404);
+        Api other = new Api(issuer);
+        Api.problem(other.as("client").get("/api/v1/rules/{name}", name), 404);
         // The same name in another tenant is another rule.
         assertEquals(201, other.as("admin").body(SIGNAL).put("/api/v1/rules/{name}", name).statusCode());
         assertEquals("order.created", get(name).jsonPath().getString("on"));
@@ -363,7 +366,7 @@ class RuleApiTest {
         LockHolder.awaitSomeoneBlocked(dataSource);
         release.countDown();
         holder.get(30, TimeUnit.SECONDS);
-        JsonPath problem = Problems.problem(racer.get(30, TimeUnit.SECONDS), 409);
+        JsonPath problem = Api.problem(racer.get(30, TimeUnit.SECONDS), 409);
         assertEquals(1, problem.getInt("expectedVersion"));
         assertEquals(2, problem.getInt("currentVersion"));
         assertEquals("FIRST", problem.getString("current.match.country"));

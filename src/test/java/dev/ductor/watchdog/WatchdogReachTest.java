@@ -1,14 +1,14 @@
-package dev.ductor.run;
+package dev.ductor.watchdog;
 
 import dev.ductor.support.Fixtures;
 import dev.ductor.support.ManualCoordination;
-import dev.ductor.watchdog.StuckRunWatchdog;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
@@ -29,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(WatchdogReachTest.SmallBatches.class)
+@Tag("db")
 class WatchdogReachTest {
 
     public static class SmallBatches implements QuarkusTestProfile {

@@ -1,4 +1,4 @@
-package dev.ductor.docs;
+package dev.ductor.guard;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -10,6 +10,7 @@ import java.util.Map;
 
 import dev.ductor.config.DuctorConfig;
 import io.smallrye.config.ConfigMapping;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * appear there, so a new setting cannot ship undocumented. Keys are derived from the mapping the way SmallRye
  * Config does (method names in kebab case, nested groups as segments, a map as {@code .<name>}).
  */
+@Tag("unit")
 class OperationsDocCoversConfigTest {
 
     @Test

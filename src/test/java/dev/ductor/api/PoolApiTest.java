@@ -1,11 +1,13 @@
-package dev.ductor.aggregate.pool;
+package dev.ductor.api;
 
+import dev.ductor.support.Api;
 import dev.ductor.security.DevTokenIssuer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -13,8 +15,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-import static dev.ductor.aggregate.pool.PoolApi.problem;
-import static dev.ductor.aggregate.pool.PoolApi.unique;
+import static dev.ductor.support.Api.problem;
+import static dev.ductor.support.Api.unique;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -24,23 +26,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every status code of PUT/GET /api/v1/pools/{name} and its events, through HTTP. */
 @QuarkusTest
+@Tag("api")
 class PoolApiTest {
 
     @Inject
     DevTokenIssuer issuer;
 
-    PoolApi api;
+    Api api;
 
     @BeforeEach
     void setUp() {
-        api = new PoolApi(issuer);
+        api = new Api(issuer);
     }
 
     @Test
     void creatingAPoolAnswers201WithETagAndLocation() {
         String name = unique("gpu");
 
-        Response created = api.put(name, "{\"capacity\": 3}");
+        Response created = api.putPool(name, "{\"capacity\": 3}");
 
         assertEquals(201, created.statusCode(), created::asString);
         assertEquals("\"1\"", created.header("ETag"));
@@ -57,7 +60,7 @@ class PoolApiTest {
     void aPoolMayBeCreatedPausedAndWithCapacityZero() {
         String name = unique("gpu");
 
-        Response created = api.put(name, "{\"capacity\": 0, \"paused\": true}");
+        Response created = api.putPool(name, "{\"capacity\": 0, \"paused\": true}");
 
         assertEquals(201, created.statusCode(), created::asString);
         assertEquals(0, created.jsonPath().getInt("capacity"));
@@ -67,7 +70,7 @@ class PoolApiTest {
     @Test
     void getReturnsThePoolWithItsETagToEveryRole() {
         String name = unique("gpu");
-        api.create(name, 4, true);
+        api.createPool(name, 4, true);
 
         for (String role : List.of("admin", "operator", "client", "worker")) {
             Response got = api.as(role).get("/api/v1/pools/{name}", name);
@@ -84,11 +87,11 @@ class PoolApiTest {
     void theListHasTheTenantsPoolsByNameWithTheirVersionsAndNoOtherTenants() {
         assertEquals(List.of(), api.as("client").get("/api/v1/pools").then().statusCode(200)
                 .extract().jsonPath().getList("items"), "a fresh tenant has no pools");
-        api.create("b-pool", 2, false);
-        api.create("a-pool", 3, true);
-        api.update("b-pool", "{\"capacity\": 5}");
-        PoolApi other = new PoolApi(issuer);
-        other.create("c-pool", 1, false);
+        api.createPool("b-pool", 2, false);
+        api.createPool("a-pool", 3, true);
+        api.updatePool("b-pool", "{\"capacity\": 5}");
+        Api other = new Api(issuer);
+        other.createPool("c-pool", 1, false);
 
         var list = api.as("operator").get("/api/v1/pools").then().statusCode(200).extract().jsonPath();
         assertEquals(List.of("a-pool", "b-pool"), list.getList("items.name"));
@@ -103,27 +106,27 @@ class PoolApiTest {
     void anUnknownPoolIs404AndSoAreItsEvents() {
         String name = unique("missing");
 
-        assertTrue(problem(api.get(name), 404).getString("detail").contains(name));
-        problem(api.events(name), 404);
+        assertTrue(problem(api.getPool(name), 404).getString("detail").contains(name));
+        problem(api.poolEvents(name), 404);
     }
 
     @Test
     void updatingWithTheCurrentIfMatchAppendsAndAnswers200WithTheNewETag() {
         String name = unique("gpu");
-        api.create(name, 3, false);
+        api.createPool(name, 3, false);
 
-        Response updated = api.put(name, "{\"capacity\": 5}", "\"1\"");
+        Response updated = api.putPool(name, "{\"capacity\": 5}", "\"1\"");
 
         assertEquals(200, updated.statusCode(), updated::asString);
         assertEquals("\"2\"", updated.header("ETag"));
         assertEquals(5, updated.jsonPath().getInt("capacity"));
         assertEquals(2, updated.jsonPath().getInt("version"));
-        Response got = api.get(name);
+        Response got = api.getPool(name);
         assertEquals("\"2\"", got.header("ETag"));
         assertEquals(5, got.jsonPath().getInt("capacity"));
 
         // Both settings at once: two events, two versions. A bare number is accepted as If-Match too.
-        Response both = api.put(name, "{\"capacity\": 1, \"paused\": true}", "2");
+        Response both = api.putPool(name, "{\"capacity\": 1, \"paused\": true}", "2");
         assertEquals(200, both.statusCode(), both::asString);
         assertEquals("\"4\"", both.header("ETag"));
         assertTrue(both.jsonPath().getBoolean("paused"));
@@ -133,12 +136,12 @@ class PoolApiTest {
     void theEventsShowTheStreamInVersionOrder() {
         String name = unique("gpu");
         Instant before = Instant.now().minusSeconds(5);
-        api.create(name, 3, false);
-        api.update(name, "{\"capacity\": 6}");
-        api.update(name, "{\"capacity\": 6, \"paused\": true}");
-        api.update(name, "{\"capacity\": 6, \"paused\": false}");
+        api.createPool(name, 3, false);
+        api.updatePool(name, "{\"capacity\": 6}");
+        api.updatePool(name, "{\"capacity\": 6, \"paused\": true}");
+        api.updatePool(name, "{\"capacity\": 6, \"paused\": false}");
 
-        Response events = api.events(name);
+        Response events = api.poolEvents(name);
 
         assertEquals(200, events.statusCode(), events::asString);
         JsonPath stream = events.jsonPath();
@@ -155,21 +158,21 @@ class PoolApiTest {
     @Test
     void sendingTheSameSettingsAgainAppendsNothingAndKeepsTheETag() {
         String name = unique("gpu");
-        api.create(name, 3, false);
+        api.createPool(name, 3, false);
 
-        Response same = api.put(name, "{\"capacity\": 3, \"paused\": false}", "\"1\"");
+        Response same = api.putPool(name, "{\"capacity\": 3, \"paused\": false}", "\"1\"");
 
         assertEquals(200, same.statusCode(), same::asString);
         assertEquals("\"1\"", same.header("ETag"));
-        assertEquals(1, api.events(name).jsonPath().getList("version").size());
+        assertEquals(1, api.poolEvents(name).jsonPath().getList("version").size());
     }
 
     @Test
     void leavingPausedOutKeepsThePoolPaused() {
         String name = unique("gpu");
-        api.create(name, 3, true);
+        api.createPool(name, 3, true);
 
-        Response updated = api.put(name, "{\"capacity\": 4}", "\"1\"");
+        Response updated = api.putPool(name, "{\"capacity\": 4}", "\"1\"");
 
         assertEquals(200, updated.statusCode(), updated::asString);
         assertTrue(updated.jsonPath().getBoolean("paused"), "a capacity change must not resume a paused pool");
@@ -178,11 +181,11 @@ class PoolApiTest {
     @Test
     void whatAGetReturnsMayBeSentBack() {
         String name = unique("gpu");
-        api.create(name, 3, false);
-        Response got = api.get(name);
+        api.createPool(name, 3, false);
+        Response got = api.getPool(name);
         String edited = got.asString().replace("\"capacity\":3", "\"capacity\":9");
 
-        Response updated = api.put(name, edited, got.header("ETag"));
+        Response updated = api.putPool(name, edited, got.header("ETag"));
 
         assertEquals(200, updated.statusCode(), updated::asString);
         assertEquals(9, updated.jsonPath().getInt("capacity"));
@@ -191,9 +194,9 @@ class PoolApiTest {
     @Test
     void updatingWithoutIfMatchIs428AndSavesNothing() {
         String name = unique("gpu");
-        api.create(name, 3, false);
+        api.createPool(name, 3, false);
 
-        JsonPath problem = problem(api.put(name, "{\"capacity\": 7}"), 428);
+        JsonPath problem = problem(api.putPool(name, "{\"capacity\": 7}"), 428);
 
         assertTrue(problem.getString("detail").toLowerCase().contains("nothing was saved"), problem.prettify());
         assertUnchanged(name);
@@ -202,10 +205,10 @@ class PoolApiTest {
     @Test
     void updatingWithAStaleIfMatchIs409WithCurrentAndRejectedAndSavesNothing() {
         String name = unique("gpu");
-        api.create(name, 3, false);
-        api.update(name, "{\"capacity\": 4}");
+        api.createPool(name, 3, false);
+        api.updatePool(name, "{\"capacity\": 4}");
 
-        JsonPath problem = problem(api.put(name, "{\"capacity\": 9, \"paused\": true}", "\"1\""), 409);
+        JsonPath problem = problem(api.putPool(name, "{\"capacity\": 9, \"paused\": true}", "\"1\""), 409);
 
         assertTrue(problem.getString("detail").toLowerCase().contains("not saved"), problem.prettify());
         assertFalse(problem.getBoolean("saved"));
@@ -215,7 +218,7 @@ class PoolApiTest {
         assertEquals(4, problem.getInt("current.capacity"));
         assertEquals(9, problem.getInt("rejected.capacity"), "what was sent comes back as sent");
         assertTrue(problem.getBoolean("rejected.paused"));
-        Response got = api.get(name);
+        Response got = api.getPool(name);
         assertEquals("\"2\"", got.header("ETag"));
         assertEquals(4, got.jsonPath().getInt("capacity"));
         assertFalse(got.jsonPath().getBoolean("paused"));
@@ -225,22 +228,22 @@ class PoolApiTest {
     void ifMatchOnAMissingPoolIs409AndCreatesNothing() {
         String name = unique("gpu");
 
-        JsonPath problem = problem(api.put(name, "{\"capacity\": 3}", "\"1\""), 409);
+        JsonPath problem = problem(api.putPool(name, "{\"capacity\": 3}", "\"1\""), 409);
 
         assertTrue(problem.getString("detail").toLowerCase().contains("not saved"), problem.prettify());
         assertTrue(problem.getString("detail").contains("does not exist"), problem.prettify());
         assertNull(problem.get("current"));
         assertEquals(3, problem.getInt("rejected.capacity"));
-        problem(api.get(name), 404);
+        problem(api.getPool(name), 404);
     }
 
     @Test
     void ifMatchStarOrGarbageIsRefused() {
         String name = unique("gpu");
-        api.create(name, 3, false);
+        api.createPool(name, 3, false);
 
         for (String ifMatch : List.of("*", "garbage", "\"-1\"")) {
-            problem(api.put(name, "{\"capacity\": 7}", ifMatch), 400);
+            problem(api.putPool(name, "{\"capacity\": 7}", ifMatch), 400);
         }
         assertUnchanged(name);
     }
@@ -261,32 +264,32 @@ class PoolApiTest {
                 Map.entry("{\"capacity\": 3, \"weight\": 2}", "weight"),
                 Map.entry("{\"capacity\": 3, \"name\": \"other\"}", "name"));
         bodies.forEach((body, field) -> {
-            JsonPath problem = problem(api.put(name, body), 400);
+            JsonPath problem = problem(api.putPool(name, body), 400);
             assertEquals(field, problem.getString("field"), () -> body + " -> " + problem.prettify());
         });
         for (String body : List.of("[3]", "3", "\"capacity\"", "not json", "{\"capacity\": ")) {
-            problem(api.put(name, body), 400);
+            problem(api.putPool(name, body), 400);
         }
-        problem(api.get(name), 404);
+        problem(api.getPool(name), 404);
     }
 
     @Test
     void theBoundsOfCapacityAreAccepted() {
-        api.create(unique("gpu"), 0, false);
-        api.create(unique("gpu"), 100_000, false);
+        api.createPool(unique("gpu"), 0, false);
+        api.createPool(unique("gpu"), 100_000, false);
     }
 
     @Test
     void aBadPoolNameIs400() {
-        problem(api.put("bad!name", "{\"capacity\": 3}"), 400);
-        problem(api.put("x".repeat(101), "{\"capacity\": 3}"), 400);
-        problem(api.get("bad!name"), 400);
+        problem(api.putPool("bad!name", "{\"capacity\": 3}"), 400);
+        problem(api.putPool("x".repeat(101), "{\"capacity\": 3}"), 400);
+        problem(api.getPool("bad!name"), 400);
     }
 
     @Test
     void withoutATokenEveryPoolRouteIs401() {
         String name = unique("gpu");
-        api.create(name, 3, false);
+        api.createPool(name, 3, false);
 
         problem(given().contentType(ContentType.JSON).body("{\"capacity\": 1}").put("/api/v1/pools/{name}", unique("gpu")), 401);
         problem(given().contentType(ContentType.JSON).header("If-Match", "\"1\"").body("{\"capacity\": 1}")
@@ -300,7 +303,7 @@ class PoolApiTest {
     @Test
     void onlyAnAdminMayPutAPool() {
         String name = unique("gpu");
-        api.create(name, 3, false);
+        api.createPool(name, 3, false);
 
         for (String role : List.of("operator", "client", "worker")) {
             problem(api.as(role).body("{\"capacity\": 1}").put("/api/v1/pools/{name}", unique("gpu")), 403);
@@ -312,23 +315,23 @@ class PoolApiTest {
     @Test
     void poolsBelongToTheirTenant() {
         String name = unique("gpu");
-        api.create(name, 3, false);
-        PoolApi other = new PoolApi(issuer);
+        api.createPool(name, 3, false);
+        Api other = new Api(issuer);
 
-        problem(other.get(name), 404);
-        problem(other.events(name), 404);
+        problem(other.getPool(name), 404);
+        problem(other.poolEvents(name), 404);
         // The same name is another tenant's own pool, created from scratch.
-        Response theirs = other.put(name, "{\"capacity\": 8}");
+        Response theirs = other.putPool(name, "{\"capacity\": 8}");
         assertEquals(201, theirs.statusCode(), theirs::asString);
         assertEquals("\"1\"", theirs.header("ETag"));
         assertUnchanged(name);
     }
 
     private void assertUnchanged(String name) {
-        Response got = api.get(name);
+        Response got = api.getPool(name);
         assertEquals(200, got.statusCode(), got::asString);
         assertEquals("\"1\"", got.header("ETag"));
         assertEquals(3, got.jsonPath().getInt("capacity"));
-        assertEquals(1, api.events(name).jsonPath().getList("version").size());
+        assertEquals(1, api.poolEvents(name).jsonPath().getList("version").size());
     }
 }

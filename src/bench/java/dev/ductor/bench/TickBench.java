@@ -28,6 +28,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -82,6 +83,7 @@ import java.util.regex.Pattern;
 @QuarkusTest
 @TestProfile(BenchProfile.class)
 @EnabledIfSystemProperty(named = "bench.scenario", matches = "ticks")
+@Tag("bench")
 class TickBench {
 
     private static final String TENANT = "ductor-bench";
