@@ -6,6 +6,7 @@ import org.hibernate.annotations.Immutable;
 import org.hibernate.annotations.OptimisticLock;
 import org.hibernate.annotations.OptimisticLockType;
 import org.hibernate.annotations.OptimisticLocking;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -43,6 +44,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * UPDATE checks and bumps the version, with no OR; no field of a loaded run set elsewhere; migrations included),
  * which reads the compiled constants, so SQL built with {@code +} or a {@code StringBuilder} and HQL are seen too.
  */
+@Tag("unit")
 class VersionBypassTest {
 
     private static final Path MAIN_JAVA = Path.of("src/main/java");
