@@ -26,7 +26,6 @@ import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.time.Clock;
@@ -39,7 +38,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
-import static dev.ductor.api.ApiExamples.*;
+import static dev.ductor.api.ApiDocumentation.JSON;
 
 /** Step workers in any language: claim (with long-poll), heartbeat, complete, fail; fenced by lease tokens. */
 @Path("/api/v1/tasks")
@@ -85,17 +84,10 @@ public class TaskResource {
     @POST
     @Path("/claim")
     @Operation(summary = "Claim up to max due tasks of the given handlers; waits up to waitSeconds when none is due")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claim", value = CLAIM)))
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The claimed tasks (empty when none was due within waitSeconds)",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claimed", value = CLAIMED))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claim", ref = "claim")))
+    @APIResponse(responseCode = "200", description = "The claimed tasks (empty when none was due within waitSeconds)",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claimed", ref = "claimed")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
     public List<ClaimedTask> claim(JsonNode body) throws InterruptedException {
         CommandBodies.object(body, "{handlers, pool?, workerId, max, waitSeconds?}");
         CommandBodies.onlyFields(body, Set.of("handlers", "pool", "workerId", "max", "waitSeconds"));
@@ -128,21 +120,12 @@ public class TaskResource {
     @POST
     @Path("/{taskId}/heartbeat")
     @Operation(summary = "Extend the lease; 409 when it was lost (stop working on the task)")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "heartbeat", value = HEARTBEAT)))
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "Lease extended",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "extended", value = HEARTBEAT_OK))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "404", description = "No such task in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_TASK))),
-            @APIResponse(responseCode = "409", description = "Lease lost or superseded: stop working on the task",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "lease-lost", value = LEASE_LOST)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "heartbeat", ref = "heartbeat")))
+    @APIResponse(responseCode = "200", description = "Lease extended",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "extended", ref = "heartbeat-ok")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "task-not-found")
+    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> heartbeat(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken}");
         CommandBodies.onlyFields(body, Set.of("leaseToken"));
@@ -157,21 +140,12 @@ public class TaskResource {
     @POST
     @Path("/{taskId}/complete")
     @Operation(summary = "Report success; a repeated identical completion is a no-op; 409 with a stale lease")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "complete", value = COMPLETE)))
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "Completion recorded (a repeated identical completion is applied once)",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", value = RECORDED))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "404", description = "No such task in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_TASK))),
-            @APIResponse(responseCode = "409", description = "Lease lost or superseded: nothing was recorded",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "lease-lost", value = LEASE_LOST)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "complete", ref = "complete")))
+    @APIResponse(responseCode = "200", description = "Completion recorded (a repeated identical completion is applied once)",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", ref = "recorded")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "task-not-found")
+    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> complete(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken, output?}");
         CommandBodies.onlyFields(body, Set.of("leaseToken", "output"));
@@ -184,21 +158,12 @@ public class TaskResource {
     @POST
     @Path("/{taskId}/fail")
     @Operation(summary = "Report failure; retryable decides whether the node's retry policy may try again")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "fail", value = FAIL)))
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "Failure recorded",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", value = RECORDED))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "404", description = "No such task in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_TASK))),
-            @APIResponse(responseCode = "409", description = "Lease lost or superseded: nothing was recorded",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "lease-lost", value = LEASE_LOST)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "fail", ref = "fail")))
+    @APIResponse(responseCode = "200", description = "Failure recorded",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", ref = "recorded")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "task-not-found")
+    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> fail(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken, error, retryable}");
         CommandBodies.onlyFields(body, Set.of("leaseToken", "error", "retryable"));
