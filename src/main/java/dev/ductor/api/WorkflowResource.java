@@ -139,7 +139,7 @@ public class WorkflowResource {
     @Operation(summary = "Start a run (201); the same idempotencyKey and body again returns the same run (200), another body is 422")
     @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "start", ref = "start")))
     @APIResponse(responseCode = "201", description = "Run started; Location: /api/v1/runs/{runId}",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "started", ref = "run")))
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "started", ref = "run-started")))
     @APIResponse(responseCode = "200", description = "Same idempotencyKey again: the same run, no second run",
             content = @Content(mediaType = JSON, examples = @ExampleObject(name = "existing", ref = "run")))
     @APIResponse(responseCode = "400", ref = "bad-request")
