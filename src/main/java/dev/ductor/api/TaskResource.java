@@ -1,18 +1,9 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.config.DuctorConfig;
-import dev.ductor.config.JsonCodec;
 import dev.ductor.error.BadRequestException;
-import dev.ductor.error.NotFoundException;
-import dev.ductor.run.RunQueries;
-import dev.ductor.queue.QueueItem;
-import dev.ductor.queue.TierWeights;
-import dev.ductor.queue.QueueRepository;
-import dev.ductor.queue.QueueSignal;
 import dev.ductor.security.CallerContext;
-import dev.ductor.worker.TaskResults;
-import io.quarkus.narayana.jta.QuarkusTransaction;
+import dev.ductor.worker.ExternalTasks;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -28,7 +19,6 @@ import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,35 +41,10 @@ public class TaskResource {
     private static final int MAX_CLAIM = 100;
 
     @Inject
-    QueueRepository queue;
-
-    @Inject
-    QueueSignal signal;
-
-    @Inject
-    TaskResults results;
+    ExternalTasks tasks;
 
     @Inject
     CallerContext caller;
-
-    @Inject
-    RunQueries runs;
-
-    @Inject
-    DuctorConfig config;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    Clock clock;
-
-    @Inject
-    TierWeights weights;
-
-    public record ClaimedTask(String taskId, UUID runId, String node, int attempt, String handler, JsonNode input,
-                              UUID leaseToken, Instant leaseExpiresAt) {
-    }
 
     @POST
     @Path("/claim")
@@ -88,33 +53,15 @@ public class TaskResource {
     @APIResponse(responseCode = "200", description = "The claimed tasks (empty when none was due within waitSeconds)",
             content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claimed", ref = "claimed")))
     @APIResponse(responseCode = "400", ref = "bad-request")
-    public List<ClaimedTask> claim(JsonNode body) throws InterruptedException {
+    public List<ExternalTasks.ClaimedTask> claim(JsonNode body) throws InterruptedException {
         CommandBodies.object(body, "{handlers, pool?, workerId, max, waitSeconds?}");
         CommandBodies.onlyFields(body, Set.of("handlers", "pool", "workerId", "max", "waitSeconds"));
         List<String> handlers = handlers(body.get("handlers"));
         String workerId = CommandBodies.requiredText(body, "workerId", 200);
         String pool = body.hasNonNull("pool") ? CommandBodies.requiredText(body, "pool", 200) : null;
         int max = intField(body, "max", 1, MAX_CLAIM, 1);
-        Duration wait = Duration.ofSeconds(intField(body, "waitSeconds", 0, (int) config.worker().maxClaimWait().toSeconds(), 0));
-        String tenant = caller.tenant();
-        long deadline = System.nanoTime() + wait.toNanos();
-        List<QueueItem> claimed;
-        do {
-            claimed = QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(handlers, tenant, pool,
-                    tenant + "/" + workerId, max, config.worker().lease(), clock.instant(), weights));
-            long left = deadline - System.nanoTime();
-            if (!claimed.isEmpty() || left <= 0) {
-                break;
-            }
-            // Woken at once by a commit in this pod; work queued by other pods is found on the next poll.
-            signal.await(QueueSignal.Channel.EXTERNAL_CLAIMS, Duration.ofNanos(Math.min(left, Duration.ofMillis(250).toNanos())));
-        } while (true);
-        List<ClaimedTask> tasks = new ArrayList<>();
-        for (QueueItem item : claimed) {
-            tasks.add(new ClaimedTask(Long.toString(item.id()), item.runId(), item.nodeId(), item.attempt(), item.handler(),
-                    item.payload() == null ? null : json.tree(item.payload()), item.leaseToken(), item.leaseExpiresAt()));
-        }
-        return tasks;
+        Duration wait = Duration.ofSeconds(intField(body, "waitSeconds", 0, tasks.maxWaitSeconds(), 0));
+        return tasks.claim(caller.tenant(), handlers, pool, workerId, max, wait);
     }
 
     @POST
@@ -130,7 +77,7 @@ public class TaskResource {
         CommandBodies.object(body, "{leaseToken}");
         CommandBodies.onlyFields(body, Set.of("leaseToken"));
         UUID lease = leaseToken(body);
-        Instant until = results.heartbeat(caller.tenant(), ownTask(taskId), lease, config.worker().lease());
+        Instant until = tasks.heartbeat(caller.tenant(), taskId, parseTaskId(taskId), lease);
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("taskId", taskId);
         answer.put("leaseExpiresAt", until);
@@ -151,7 +98,7 @@ public class TaskResource {
         CommandBodies.onlyFields(body, Set.of("leaseToken", "output"));
         UUID lease = leaseToken(body);
         JsonNode output = CommandBodies.payload(body, "output");
-        results.complete(caller.tenant(), ownTask(taskId), lease, output);
+        tasks.complete(caller.tenant(), taskId, parseTaskId(taskId), lease, output);
         return Map.of("taskId", taskId, "recorded", true);
     }
 
@@ -173,7 +120,7 @@ public class TaskResource {
             throw new BadRequestException("retryable", "retryable must be true or false");
         }
         UUID lease = leaseToken(body);
-        results.fail(caller.tenant(), ownTask(taskId), lease, error, retryable == null || retryable.asBoolean());
+        tasks.fail(caller.tenant(), taskId, parseTaskId(taskId), lease, error, retryable == null || retryable.asBoolean());
         return Map.of("taskId", taskId, "recorded", true);
     }
 
@@ -209,15 +156,6 @@ public class TaskResource {
         } catch (IllegalArgumentException e) {
             throw new BadRequestException("leaseToken", "leaseToken must be the token the claim returned");
         }
-    }
-
-    /** The task id, if the task is the caller's tenant's; another tenant's task is a 404, as its run would be. */
-    private long ownTask(String taskId) {
-        long id = parseTaskId(taskId);
-        if (!runs.taskBelongsTo(caller.tenant(), id)) {
-            throw new NotFoundException("Task", taskId);
-        }
-        return id;
     }
 
     private static long parseTaskId(String taskId) {

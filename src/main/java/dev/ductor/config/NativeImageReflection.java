@@ -17,7 +17,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  *
  * <p>Registered by extensions, so not here: the types in JAX-RS resource method signatures (Quarkus REST registers
  * return types and bodies with their fields and type arguments: {@code RunPage}, {@code TransitionView},
- * {@code AggregateEvent}, {@code TaskResource.ClaimedTask}, ...), the Hibernate entities and their embeddables,
+ * {@code AggregateEvent}, {@code ExternalTasks.ClaimedTask}, ...), the Hibernate entities and their embeddables,
  * the configuration mappings and the {@code META-INF/services} config source factories.
  *
  * <p>Listed here, each nested type explicitly:
