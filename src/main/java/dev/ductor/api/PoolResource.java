@@ -1,7 +1,6 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.aggregate.AggregateConflictException;
 import dev.ductor.aggregate.core.AggregateEvent;
 import dev.ductor.aggregate.core.PoolCommands;
 import dev.ductor.aggregate.pool.PoolService;
@@ -80,12 +79,14 @@ public class PoolResource {
             throw new BadRequestException("name", "name in the body, when sent, must be the pool's name from the path: " + name);
         }
         String tenant = caller.tenant();
-        PoolService.PutResult result;
-        try {
-            result = pools.put(tenant, name, capacity, paused, expected, caller.subject(), body);
-        } catch (AggregateConflictException lost) {
-            throw pools.lostRace(tenant, name, expected, body);
-        }
+        // A create that lost to another create has no version to compare: PoolService words that 409 itself.
+        PoolService.PutResult result = Versions.saving("Pool '" + name + "'", expected, body,
+                () -> pools.put(tenant, name, capacity, paused, expected, caller.subject(), body), () -> {
+                    if (expected.isEmpty()) {
+                        throw pools.lostRace(tenant, name, expected, body);
+                    }
+                    return pools.get(tenant, name);
+                }, PoolView::version);
         Response.ResponseBuilder response = result.created()
                 ? Response.created(URI.create("/api/v1/pools/" + name))
                 : Response.ok();

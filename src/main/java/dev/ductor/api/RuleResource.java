@@ -1,12 +1,10 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.aggregate.AggregateConflictException;
 import dev.ductor.aggregate.core.RuleValidator;
 import dev.ductor.aggregate.rule.RuleService;
 import dev.ductor.aggregate.rule.RuleView;
 import dev.ductor.error.BadRequestException;
-import dev.ductor.error.VersionConflictException;
 import dev.ductor.security.CallerContext;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -64,15 +62,8 @@ public class RuleResource {
         }
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
-        RuleService.PutResult result;
-        try {
-            result = rules.put(tenant, name, body, expected, caller.subject());
-        } catch (AggregateConflictException lost) {
-            // Another editor appended first; our transaction rolled back. Show the rule as it is now.
-            RuleView current = rules.get(tenant, name);
-            throw new VersionConflictException("Rule '" + name + "'", expected.isPresent() ? expected.getAsLong() : null,
-                    current.version(), current, body);
-        }
+        RuleService.PutResult result = Versions.saving("Rule '" + name + "'", expected, body,
+                () -> rules.put(tenant, name, body, expected, caller.subject()), () -> rules.get(tenant, name), RuleView::version);
         Response.ResponseBuilder response = result.created()
                 ? Response.created(URI.create("/api/v1/rules/" + name))
                 : Response.ok();

@@ -3,8 +3,6 @@ package dev.ductor.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.LiveUpdatesOffException;
-import dev.ductor.error.VersionConflictException;
-import dev.ductor.run.RunConflictException;
 import dev.ductor.run.ParkedRuns;
 import dev.ductor.run.RunOperations;
 import dev.ductor.run.RunPatch;
@@ -196,13 +194,9 @@ public class RunResource {
         UUID id = parse(runId);
         OptionalLong expected = Versions.ifMatch(ifMatch);
         RunPatch patch = CommandBodies.patch(body);
-        try {
-            RunView run = operations.patch(caller.tenant(), id, expected, patch, body);
-            return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
-        } catch (RunConflictException lostRace) {
-            RunView current = runs.get(caller.tenant(), id);
-            throw new VersionConflictException("Run " + id, expected.orElse(-1), current.version(), current, body);
-        }
+        RunView run = Versions.saving("Run " + id, expected, body, () -> operations.patch(caller.tenant(), id, expected, patch, body),
+                () -> runs.get(caller.tenant(), id), RunView::version);
+        return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
     }
 
     static UUID parse(String runId) {

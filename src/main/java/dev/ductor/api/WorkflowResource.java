@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.run.RunStarter;
 import dev.ductor.run.StartBatcher;
 import dev.ductor.security.CallerContext;
-import dev.ductor.error.VersionConflictException;
-import dev.ductor.workflow.LostEditRaceException;
 import dev.ductor.workflow.StoredRevision;
 import dev.ductor.workflow.StoredWorkflow;
 import dev.ductor.error.BadRequestException;
@@ -66,13 +64,9 @@ public class WorkflowResource {
     public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         WorkflowNames.check(name);
         java.util.OptionalLong expected = Versions.ifMatch(ifMatch);
-        WorkflowService.PutResult result;
-        try {
-            result = workflows.put(caller.tenant(), name, body, expected);
-        } catch (LostEditRaceException lost) {
-            StoredWorkflow current = workflows.get(caller.tenant(), name);
-            throw new VersionConflictException("Workflow '" + name + "'", lost.sentVersion(), current.version(), current, body);
-        }
+        WorkflowService.PutResult result = Versions.saving("Workflow '" + name + "'", expected, body,
+                () -> workflows.put(caller.tenant(), name, body, expected), () -> workflows.get(caller.tenant(), name),
+                StoredWorkflow::version);
         Response.ResponseBuilder response = result.created()
                 ? Response.created(URI.create("/api/v1/workflows/" + name))
                 : Response.ok();
