@@ -1,6 +1,7 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.config.Tiers;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.LiveUpdatesOffException;
 import dev.ductor.run.ParkedRuns;
@@ -62,6 +63,9 @@ public class RunResource {
 
     @Inject
     RunEventStreams streams;
+
+    @Inject
+    Tiers tiers;
 
     @GET
     @Path("/{runId}")
@@ -193,7 +197,7 @@ public class RunResource {
     public Response patch(@PathParam("runId") String runId, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         UUID id = parse(runId);
         OptionalLong expected = Versions.ifMatch(ifMatch);
-        RunPatch patch = CommandBodies.patch(body);
+        RunPatch patch = CommandBodies.patch(body, tiers);
         RunView run = Versions.saving("Run " + id, expected, body, () -> operations.patch(caller.tenant(), id, expected, patch, body),
                 () -> runs.get(caller.tenant(), id), RunView::version);
         return Response.ok(run).header("ETag", Versions.etag(run.version())).build();

@@ -1,6 +1,7 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.config.Tiers;
 import dev.ductor.run.RunStarter;
 import dev.ductor.run.StartBatcher;
 import dev.ductor.security.CallerContext;
@@ -47,6 +48,9 @@ public class WorkflowResource {
 
     @Inject
     CallerContext caller;
+
+    @Inject
+    Tiers tiers;
 
     @PUT
     @Path("/{name}")
@@ -140,7 +144,7 @@ public class WorkflowResource {
     @APIResponse(responseCode = "404", ref = "workflow-not-found")
     @APIResponse(responseCode = "422", ref = "idempotency-key-reused")
     public Response start(@PathParam("name") String name, JsonNode body) {
-        RunStarter.Started started = starts.start(caller.tenant(), name, StartRequests.parse(body));
+        RunStarter.Started started = starts.start(caller.tenant(), name, StartRequests.parse(body, tiers));
         // The Location is the path itself (RFC 9110 allows a relative reference): resolving it against the request's
         // URI, as Response.created does, was a twentieth of a start's CPU on the hot path.
         return Response.status(started.created() ? Response.Status.CREATED : Response.Status.OK)

@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RuleMatcherTest {
 
+    /** The default ductor.queue.tier-weights. */
+    private static final java.util.List<String> TIERS = java.util.List.of("interactive", "standard", "bulk");
+
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     static JsonNode json(String text) {
@@ -20,7 +23,7 @@ class RuleMatcherTest {
     }
 
     private static Rule rule(String body) {
-        return RuleValidator.parse("r", json(body));
+        return RuleValidator.parse(TIERS, "r", json(body));
     }
 
     private static Rule startRule(String on, String match) {
