@@ -1,6 +1,5 @@
 package dev.ductor.api;
 
-import dev.ductor.error.BadRequestException;
 import dev.ductor.queue.DeadLetters;
 import dev.ductor.run.ParkedRuns;
 import dev.ductor.security.CallerContext;
@@ -41,17 +40,6 @@ public class DeadLetterResource {
             content = @Content(mediaType = JSON, examples = @ExampleObject(name = "parked", ref = "dead-letters")))
     @APIResponse(responseCode = "400", ref = "bad-request")
     public Map<String, List<DeadLetters.Summary>> list(@QueryParam("limit") String limit) {
-        return Map.of("items", parked.list(caller.tenant(), parseLimit(limit)));
-    }
-
-    private static Integer parseLimit(String limit) {
-        if (limit == null) {
-            return null;
-        }
-        try {
-            return Integer.parseInt(limit);
-        } catch (NumberFormatException e) {
-            throw new BadRequestException("limit", "limit must be a whole number");
-        }
+        return Map.of("items", parked.list(caller.tenant(), RunResource.parseLimit(limit)));
     }
 }

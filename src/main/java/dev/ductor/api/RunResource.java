@@ -222,7 +222,8 @@ public class RunResource {
         }
     }
 
-    private static Integer parseLimit(String limit) {
+    /** A page size as sent; the query caps it. */
+    static Integer parseLimit(String limit) {
         if (limit == null) {
             return null;
         }
