@@ -6,6 +6,7 @@ import dev.ductor.aggregate.core.PoolCommands;
 import dev.ductor.aggregate.pool.PoolService;
 import dev.ductor.aggregate.pool.PoolView;
 import dev.ductor.error.BadRequestException;
+import dev.ductor.error.StaleVersionException;
 import dev.ductor.security.CallerContext;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -79,14 +80,12 @@ public class PoolResource {
             throw new BadRequestException("name", "name in the body, when sent, must be the pool's name from the path: " + name);
         }
         String tenant = caller.tenant();
-        // A create that lost to another create has no version to compare: PoolService words that 409 itself.
-        PoolService.PutResult result = Versions.saving("Pool '" + name + "'", expected, body,
-                () -> pools.put(tenant, name, capacity, paused, expected, caller.subject(), body), () -> {
-                    if (expected.isEmpty()) {
-                        throw pools.lostRace(tenant, name, expected, body);
-                    }
-                    return pools.get(tenant, name);
-                }, PoolView::version);
+        PoolService.PutResult result;
+        try { // not through Versions.saving: a create that lost to another create has no version, PoolService words that 409
+            result = pools.put(tenant, name, capacity, paused, expected, caller.subject(), body);
+        } catch (StaleVersionException lost) {
+            throw pools.lostRace(tenant, name, expected, body);
+        }
         Response.ResponseBuilder response = result.created()
                 ? Response.created(URI.create("/api/v1/pools/" + name))
                 : Response.ok();
