@@ -2,6 +2,7 @@ package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.aggregate.rule.EventIngestion;
+import dev.ductor.config.Tiers;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.run.RunPatch;
 import dev.ductor.run.core.OperatorActions;
@@ -71,14 +72,14 @@ final class CommandBodies {
         return value;
     }
 
-    static RunPatch patch(JsonNode body) {
+    static RunPatch patch(JsonNode body, Tiers tiers) {
         object(body, "{tier?, nodes?: {id: {action: retry|skip}}}");
         onlyFields(body, new java.util.TreeSet<>(Set.of("tier", "nodes")));
         String tier = null;
         if (body.has("tier")) {
             JsonNode value = body.get("tier");
-            if (!value.isTextual() || !StartRequests.TIERS.contains(value.asText())) {
-                throw new BadRequestException("tier", "tier must be one of interactive, standard, bulk");
+            if (!value.isTextual() || !tiers.contains(value.asText())) {
+                throw new BadRequestException("tier", "tier must be one of " + tiers.describe());
             }
             tier = value.asText();
         }

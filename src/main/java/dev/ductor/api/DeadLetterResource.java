@@ -1,6 +1,5 @@
 package dev.ductor.api;
 
-import dev.ductor.error.BadRequestException;
 import dev.ductor.queue.DeadLetters;
 import dev.ductor.run.ParkedRuns;
 import dev.ductor.security.CallerContext;
@@ -15,13 +14,12 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.util.List;
 import java.util.Map;
 
-import static dev.ductor.api.ApiExamples.*;
+import static dev.ductor.api.ApiDocumentation.JSON;
 
 /** The caller's tenant's poison runs, parked with their wakeups dead-lettered (docs/operations.md, "Poison runs"). */
 @Path("/api/v1/dead-letters")
@@ -38,28 +36,10 @@ public class DeadLetterResource {
 
     @GET
     @Operation(summary = "Parked runs of the caller's tenant, longest parked first; retry each with POST /runs/{runId}/dead-letters/retry")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "One entry per parked run: its dead-lettered items and why",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "parked", value = DEAD_LETTERS))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN)))
-    })
+    @APIResponse(responseCode = "200", description = "One entry per parked run: its dead-lettered items and why",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "parked", ref = "dead-letters")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
     public Map<String, List<DeadLetters.Summary>> list(@QueryParam("limit") String limit) {
-        return Map.of("items", parked.list(caller.tenant(), parseLimit(limit)));
-    }
-
-    private static Integer parseLimit(String limit) {
-        if (limit == null) {
-            return null;
-        }
-        try {
-            return Integer.parseInt(limit);
-        } catch (NumberFormatException e) {
-            throw new BadRequestException("limit", "limit must be a whole number");
-        }
+        return Map.of("items", parked.list(caller.tenant(), RunResource.parseLimit(limit)));
     }
 }

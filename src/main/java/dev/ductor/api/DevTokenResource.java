@@ -12,12 +12,11 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 
 import java.util.Map;
 import java.util.TreeMap;
 
-import static dev.ductor.api.ApiExamples.*;
+import static dev.ductor.api.ApiDocumentation.JSON;
 
 /**
  * The console's dev sign-in: the tokens start-up already logged and wrote to {@code .ductor/dev-tokens/}, handed out
@@ -38,12 +37,9 @@ public class DevTokenResource {
 
     @GET
     @Operation(summary = "Dev and embedded mode only: the dev token per role for tenant demo (404 elsewhere)")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "A token per role (admin, operator, client, worker)",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "dev-tokens", value = DEV_TOKENS))),
-            @APIResponse(responseCode = "404", description = "Dev tokens are off (production)",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = DEV_TOKENS_OFF)))
-    })
+    @APIResponse(responseCode = "200", description = "A token per role (admin, operator, client, worker)",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "dev-tokens", ref = "dev-tokens")))
+    @APIResponse(responseCode = "404", ref = "dev-tokens-off")
     public DevTokens get() {
         Map<String, String> issued = issuer.issued();
         if (issued.isEmpty()) {

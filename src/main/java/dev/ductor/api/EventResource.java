@@ -20,12 +20,11 @@ import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.util.Set;
 
-import static dev.ductor.api.ApiExamples.*;
+import static dev.ductor.api.ApiDocumentation.JSON;
 
 /**
  * Events from outside: each is matched against the tenant's rules, which start or signal runs. Accepted once
@@ -48,21 +47,13 @@ public class EventResource {
     @POST
     @RolesAllowed(Roles.CLIENT)
     @Operation(summary = "Send an event (202 with the runs started and signalled); the same idempotencyKey again: 200, no-op")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "order-placed", value = EVENT)))
-    @APIResponses({
-            @APIResponse(responseCode = "202", description = "Event accepted: the runs started and signalled",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "receipt", value = EVENT_RECEIPT))),
-            @APIResponse(responseCode = "200", description = "Same idempotencyKey again: the first delivery's receipt, nothing done",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "duplicate", value = EVENT_DUPLICATE))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "422", description = "The idempotencyKey was used before with a different body: nothing was done",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "idempotency-key-reused", value = KEY_REUSED)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "order-placed", ref = "event")))
+    @APIResponse(responseCode = "202", description = "Event accepted: the runs started and signalled",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "receipt", ref = "event-receipt")))
+    @APIResponse(responseCode = "200", description = "Same idempotencyKey again: the first delivery's receipt, nothing done",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "duplicate", ref = "event-duplicate")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "422", ref = "idempotency-key-reused")
     public Response post(JsonNode body) {
         EventReceipt receipt = ingestion.ingest(caller.tenant(), parse(body));
         return Response.status(receipt.duplicate() ? 200 : 202).entity(receipt).build();

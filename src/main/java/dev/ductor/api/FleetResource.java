@@ -14,13 +14,12 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.time.Instant;
 import java.util.List;
 
-import static dev.ductor.api.ApiExamples.*;
+import static dev.ductor.api.ApiDocumentation.JSON;
 
 @Path("/api/v1/fleet")
 @Produces(MediaType.APPLICATION_JSON)
@@ -50,12 +49,8 @@ public class FleetResource {
     @GET
     @Operation(summary = "The caller's tenant's load: queue depth and lag per tier, tasks leased now, RUNNING runs,"
             + " and the latest runs Ductor failed itself (stuck or livelock)")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "A snapshot; lagSeconds is how long the oldest due item has waited",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "fleet", value = FLEET))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED)))
-    })
+    @APIResponse(responseCode = "200", description = "A snapshot; lagSeconds is how long the oldest due item has waited",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "fleet", ref = "fleet")))
     public Fleet get() {
         String tenant = caller.tenant();
         QueueOverview.Snapshot snapshot = queue.of(tenant);

@@ -1,12 +1,12 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.aggregate.AggregateConflictException;
 import dev.ductor.aggregate.core.AggregateEvent;
 import dev.ductor.aggregate.core.PoolCommands;
 import dev.ductor.aggregate.pool.PoolService;
 import dev.ductor.aggregate.pool.PoolView;
 import dev.ductor.error.BadRequestException;
+import dev.ductor.error.StaleVersionException;
 import dev.ductor.security.CallerContext;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -24,7 +24,6 @@ import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.net.URI;
@@ -35,7 +34,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 
-import static dev.ductor.api.ApiExamples.*;
+import static dev.ductor.api.ApiDocumentation.JSON;
 
 /**
  * Pools: how many tasks naming a pool ({@code "pool": "<name>"} on a task node) may be leased at once, across
@@ -62,23 +61,14 @@ public class PoolResource {
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
     @Operation(summary = "Create a pool (201) or change it (200, needs If-Match); body {capacity, paused?}")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pool", value = POOL_PUT)))
-    @APIResponses({
-            @APIResponse(responseCode = "201", description = "Pool created; ETag is its version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "created", value = POOL))),
-            @APIResponse(responseCode = "200", description = "Pool changed; ETag is its new version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "changed", value = POOL))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "409", description = "Stale If-Match: nothing was saved; current and rejected are returned",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "version-conflict", value = CONFLICT_POOL))),
-            @APIResponse(responseCode = "428", description = "Updating without If-Match: nothing was saved",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "precondition-required", value = PRECONDITION_POOL)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pool", ref = "pool-put")))
+    @APIResponse(responseCode = "201", description = "Pool created; ETag is its version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "created", ref = "pool")))
+    @APIResponse(responseCode = "200", description = "Pool changed; ETag is its new version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "changed", ref = "pool")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "409", ref = "pool-conflict")
+    @APIResponse(responseCode = "428", ref = "pool-precondition")
     public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         checkName(name);
         OptionalLong expected = Versions.ifMatch(ifMatch);
@@ -91,9 +81,9 @@ public class PoolResource {
         }
         String tenant = caller.tenant();
         PoolService.PutResult result;
-        try {
+        try { // not through Versions.saving: a create that lost to another create has no version, PoolService words that 409
             result = pools.put(tenant, name, capacity, paused, expected, caller.subject(), body);
-        } catch (AggregateConflictException lost) {
+        } catch (StaleVersionException lost) {
             throw pools.lostRace(tenant, name, expected, body);
         }
         Response.ResponseBuilder response = result.created()
@@ -105,12 +95,8 @@ public class PoolResource {
     @GET
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
     @Operation(summary = "All pools of the caller's tenant, by name")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The tenant's pools, each with its version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pools", value = POOL_LIST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED)))
-    })
+    @APIResponse(responseCode = "200", description = "The tenant's pools, each with its version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pools", ref = "pool-list")))
     public Map<String, List<PoolView>> list() {
         return Map.of("items", pools.list(caller.tenant()));
     }
@@ -119,16 +105,10 @@ public class PoolResource {
     @Path("/{name}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
     @Operation(summary = "The pool, with its version as ETag")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The pool; ETag is its version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pool", value = POOL))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_POOL)))
-    })
+    @APIResponse(responseCode = "200", description = "The pool; ETag is its version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pool", ref = "pool")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "pool-not-found")
     public Response get(@PathParam("name") String name) {
         checkName(name);
         PoolView pool = pools.get(caller.tenant(), name);
@@ -139,16 +119,10 @@ public class PoolResource {
     @Path("/{name}/events")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
     @Operation(summary = "The pool's event stream in version order: version, type, payload, recordedBy, recordedAt")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The pool's events in version order",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "events", value = POOL_EVENTS))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_POOL)))
-    })
+    @APIResponse(responseCode = "200", description = "The pool's events in version order",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "events", ref = "pool-events")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "pool-not-found")
     public List<AggregateEvent> events(@PathParam("name") String name) {
         checkName(name);
         return pools.events(caller.tenant(), name);

@@ -1,12 +1,10 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.aggregate.AggregateConflictException;
 import dev.ductor.aggregate.core.RuleValidator;
 import dev.ductor.aggregate.rule.RuleService;
 import dev.ductor.aggregate.rule.RuleView;
 import dev.ductor.error.BadRequestException;
-import dev.ductor.error.VersionConflictException;
 import dev.ductor.security.CallerContext;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -24,7 +22,6 @@ import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.net.URI;
@@ -32,7 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
-import static dev.ductor.api.ApiExamples.*;
+import static dev.ductor.api.ApiDocumentation.JSON;
 
 /** Event rules: {@code PUT} creates (201) or replaces (200, needs If-Match) a rule; {@code GET} shows it with its ETag. */
 @Path("/api/v1/rules")
@@ -51,38 +48,22 @@ public class RuleResource {
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
     @Operation(summary = "Create a rule (201) or replace it (200, needs If-Match with its version)")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "start-on-event", value = RULE_PUT)))
-    @APIResponses({
-            @APIResponse(responseCode = "201", description = "Rule created; ETag is its version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "created", value = RULE))),
-            @APIResponse(responseCode = "200", description = "Rule replaced; ETag is its new version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "replaced", value = RULE))),
-            @APIResponse(responseCode = "400", description = "Invalid rule: every violation is listed",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "invalid-rule", value = RULE_INVALID))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "409", description = "Stale If-Match: nothing was saved; current and rejected are returned",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "version-conflict", value = CONFLICT_RULE))),
-            @APIResponse(responseCode = "428", description = "Updating without If-Match: nothing was saved",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "precondition-required", value = PRECONDITION_RULE)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "start-on-event", ref = "rule-put")))
+    @APIResponse(responseCode = "201", description = "Rule created; ETag is its version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "created", ref = "rule")))
+    @APIResponse(responseCode = "200", description = "Rule replaced; ETag is its new version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "replaced", ref = "rule")))
+    @APIResponse(responseCode = "400", ref = "invalid-rule")
+    @APIResponse(responseCode = "409", ref = "rule-conflict")
+    @APIResponse(responseCode = "428", ref = "rule-precondition")
     public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         if (!RuleValidator.validName(name)) {
             throw new BadRequestException("name", "a rule name is 1-100 characters of A-Z a-z 0-9 _ . -");
         }
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
-        RuleService.PutResult result;
-        try {
-            result = rules.put(tenant, name, body, expected, caller.subject());
-        } catch (AggregateConflictException lost) {
-            // Another editor appended first; our transaction rolled back. Show the rule as it is now.
-            RuleView current = rules.get(tenant, name);
-            throw new VersionConflictException("Rule '" + name + "'", expected.isPresent() ? expected.getAsLong() : null,
-                    current.version(), current, body);
-        }
+        RuleService.PutResult result = Versions.saving("Rule '" + name + "'", expected, body,
+                () -> rules.put(tenant, name, body, expected, caller.subject()), () -> rules.get(tenant, name), RuleView::version);
         Response.ResponseBuilder response = result.created()
                 ? Response.created(URI.create("/api/v1/rules/" + name))
                 : Response.ok();
@@ -92,12 +73,8 @@ public class RuleResource {
     @GET
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
     @Operation(summary = "All rules of the caller's tenant, by name")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The tenant's rules, each with its version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "rules", value = RULE_LIST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED)))
-    })
+    @APIResponse(responseCode = "200", description = "The tenant's rules, each with its version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "rules", ref = "rule-list")))
     public Map<String, List<RuleView>> list() {
         return Map.of("items", rules.list(caller.tenant()));
     }
@@ -106,14 +83,9 @@ public class RuleResource {
     @Path("/{name}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
     @Operation(summary = "The rule, with its version as ETag")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The rule; ETag is its version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "rule", value = RULE))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RULE)))
-    })
+    @APIResponse(responseCode = "200", description = "The rule; ETag is its version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "rule", ref = "rule")))
+    @APIResponse(responseCode = "404", ref = "rule-not-found")
     public Response get(@PathParam("name") String name) {
         RuleView rule = rules.get(caller.tenant(), name);
         return Response.ok(rule).header("ETag", Versions.etag(rule.version())).build();

@@ -1,10 +1,9 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.config.Tiers;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.LiveUpdatesOffException;
-import dev.ductor.error.VersionConflictException;
-import dev.ductor.run.RunConflictException;
 import dev.ductor.run.ParkedRuns;
 import dev.ductor.run.RunOperations;
 import dev.ductor.run.RunPatch;
@@ -34,7 +33,6 @@ import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.util.List;
@@ -43,7 +41,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 
-import static dev.ductor.api.ApiExamples.*;
+import static dev.ductor.api.ApiDocumentation.JSON;
 
 @Path("/api/v1/runs")
 @Produces(MediaType.APPLICATION_JSON)
@@ -66,22 +64,17 @@ public class RunResource {
     @Inject
     RunEventStreams streams;
 
+    @Inject
+    Tiers tiers;
+
     @GET
     @Path("/{runId}")
     @Operation(summary = "A run with its nodes; the ETag is its version")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The run; ETag is its version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "run", value = RUN))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
-            @APIResponse(responseCode = "500", description = "The run's row fails its state checksum (changed outside"
-                    + " Ductor): refused, never served as healthy; in a list it is marked integrity: corrupt",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "run-state-corrupt", value = RUN_STATE_CORRUPT)))
-    })
+    @APIResponse(responseCode = "200", description = "The run; ETag is its version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "run", ref = "run")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "run-not-found")
+    @APIResponse(responseCode = "500", ref = "run-state-corrupt")
     public Response get(@PathParam("runId") String runId) {
         RunView run = runs.get(caller.tenant(), parse(runId));
         return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
@@ -90,14 +83,9 @@ public class RunResource {
     @GET
     @Operation(summary = "Runs of the caller's tenant, newest first, keyset-paginated; filter by workflow, status and"
             + " idempotencyKey (the key a start was sent with)")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "One page of runs; nextCursor is absent on the last page",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "page", value = RUN_PAGE))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED)))
-    })
+    @APIResponse(responseCode = "200", description = "One page of runs; nextCursor is absent on the last page",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "page", ref = "run-page")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
     public RunPage list(@QueryParam("workflow") String workflow, @QueryParam("status") String status,
                         @QueryParam("idempotencyKey") String idempotencyKey,
                         @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
@@ -110,19 +98,12 @@ public class RunResource {
     @Operation(summary = "Server-sent events of the run: event 'run' with the JSON of GET /runs/{runId} as data and its"
             + " version as id, at once on connect and after every commit (any pod's, pushed by PostgreSQL LISTEN/NOTIFY);"
             + " a 'Last-Event-ID' version is not sent again; the stream ends after a terminal state; a comment every 15 s")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "text/event-stream; each event: 'event: run', 'id: <version>',"
-                    + " 'data: <the run as GET /runs/{runId} returns it>' (the example is one event's data)",
-                    content = @Content(mediaType = "text/event-stream", examples = @ExampleObject(name = "run-event-data", value = RUN_EVENT))),
-            @APIResponse(responseCode = "400", description = "Malformed run id or Last-Event-ID",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
-            @APIResponse(responseCode = "503", description = "Live updates are turned off here (ductor.live.enabled=false)",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "live-updates-off", value = LIVE_OFF)))
-    })
+    @APIResponse(responseCode = "200", description = "text/event-stream; each event: 'event: run', 'id: <version>',"
+            + " 'data: <the run as GET /runs/{runId} returns it>' (the example is one event's data)",
+            content = @Content(mediaType = "text/event-stream", examples = @ExampleObject(name = "run-event-data", ref = "run")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "run-not-found")
+    @APIResponse(responseCode = "503", ref = "live-updates-off")
     public void events(@PathParam("runId") String runId, @HeaderParam("Last-Event-ID") String lastEventId,
                        @Context SseEventSink sink, @Context Sse sse) {
         UUID id = parse(runId);
@@ -137,16 +118,10 @@ public class RunResource {
     @GET
     @Path("/{runId}/history")
     @Operation(summary = "The run's transitions in seq order")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "Transitions in seq order",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "history", value = HISTORY))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN)))
-    })
+    @APIResponse(responseCode = "200", description = "Transitions in seq order",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "history", ref = "history")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "run-not-found")
     public List<TransitionView> history(@PathParam("runId") String runId) {
         return runs.history(caller.tenant(), parse(runId));
     }
@@ -155,20 +130,12 @@ public class RunResource {
     @Path("/{runId}/dead-letters/retry")
     @RolesAllowed(Roles.OPERATOR)
     @Operation(summary = "Re-queue a parked (poison) run's dead-lettered wakeups and timers once its cause is fixed")
-    @APIResponses({
-            @APIResponse(responseCode = "202", description = "Re-queued, due now; a run still failing is parked again",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "requeued", value = DEAD_LETTERS_REQUEUED))),
-            @APIResponse(responseCode = "200", description = "The run has no dead letters: nothing to do",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "none", value = DEAD_LETTERS_NONE))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN)))
-    })
+    @APIResponse(responseCode = "202", description = "Re-queued, due now; a run still failing is parked again",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "requeued", ref = "dead-letters-requeued")))
+    @APIResponse(responseCode = "200", description = "The run has no dead letters: nothing to do",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "none", ref = "dead-letters-none")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "run-not-found")
     public Response retryDeadLetters(@PathParam("runId") String runId) {
         int requeued = parked.retry(caller.tenant(), parse(runId));
         return Response.status(requeued > 0 ? 202 : 200).entity(Map.of("runId", runId, "requeued", requeued)).build();
@@ -179,25 +146,15 @@ public class RunResource {
     @RolesAllowed(Roles.CLIENT)
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Send a signal (202); a repeated idempotencyKey is a no-op (200), delivered once")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "signal", value = SIGNAL)))
-    @APIResponses({
-            @APIResponse(responseCode = "202", description = "Signal accepted",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "accepted", value = SIGNAL_ACCEPTED))),
-            @APIResponse(responseCode = "200", description = "Repeated idempotencyKey: delivered once, nothing new",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "duplicate", value = SIGNAL_DUPLICATE))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
-            @APIResponse(responseCode = "409", description = "The run has already finished",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "run-terminal", value = RUN_TERMINAL))),
-            @APIResponse(responseCode = "422", description = "The idempotencyKey was used before with a different body: nothing was done",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "idempotency-key-reused", value = KEY_REUSED)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "signal", ref = "signal")))
+    @APIResponse(responseCode = "202", description = "Signal accepted",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "accepted", ref = "signal-accepted")))
+    @APIResponse(responseCode = "200", description = "Repeated idempotencyKey: delivered once, nothing new",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "duplicate", ref = "signal-duplicate")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "run-not-found")
+    @APIResponse(responseCode = "409", ref = "run-terminal")
+    @APIResponse(responseCode = "422", ref = "idempotency-key-reused")
     public Response signal(@PathParam("runId") String runId, JsonNode body) {
         CommandBodies.object(body, "{name, payload?, idempotencyKey}");
         CommandBodies.onlyFields(body, Set.of("name", "payload", "idempotencyKey"));
@@ -214,20 +171,11 @@ public class RunResource {
     @Path("/{runId}/cancel")
     @RolesAllowed(Roles.OPERATOR)
     @Operation(summary = "Cancel a running run (202); the next tick ends it as CANCELLED")
-    @APIResponses({
-            @APIResponse(responseCode = "202", description = "Cancellation requested",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "cancelling", value = CANCELLING))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
-            @APIResponse(responseCode = "409", description = "The run has already finished",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "run-terminal", value = RUN_TERMINAL)))
-    })
+    @APIResponse(responseCode = "202", description = "Cancellation requested",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "cancelling", ref = "cancelling")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "run-not-found")
+    @APIResponse(responseCode = "409", ref = "run-terminal")
     public Response cancel(@PathParam("runId") String runId) {
         operations.cancel(caller.tenant(), parse(runId), "requested by " + caller.subject());
         return Response.accepted(Map.of("runId", runId, "status", "CANCELLING")).build();
@@ -238,39 +186,21 @@ public class RunResource {
     @RolesAllowed(Roles.OPERATOR)
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Change a run's tier or retry/skip nodes; needs If-Match with the run's version")
-    @RequestBody(content = @Content(mediaType = JSON, examples = {@ExampleObject(name = "change-tier", value = PATCH_TIER), @ExampleObject(name = "retry-node", value = PATCH_NODES)}))
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The changed run; ETag is its new version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "patched", value = RUN_PATCHED))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_RUN))),
-            @APIResponse(responseCode = "409", description = "Nothing of the change was saved; current and rejected are returned."
-                    + " version-conflict: a stale If-Match. node-action-refused: a node is not where its action applies, once the"
-                    + " results that arrived before the change are applied. run-terminal: the run is finished, or finishes on those results",
-                    content = @Content(mediaType = PROBLEM, examples = {
-                            @ExampleObject(name = "version-conflict", value = CONFLICT_RUN),
-                            @ExampleObject(name = "node-action-refused", value = PATCH_REFUSED),
-                            @ExampleObject(name = "run-terminal", value = PATCH_RUN_TERMINAL)})),
-            @APIResponse(responseCode = "428", description = "Without If-Match: nothing was saved",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "precondition-required", value = PRECONDITION_RUN)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = {
+            @ExampleObject(name = "change-tier", ref = "patch-tier"), @ExampleObject(name = "retry-node", ref = "patch-nodes")}))
+    @APIResponse(responseCode = "200", description = "The changed run; ETag is its new version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "patched", ref = "run-patched")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "run-not-found")
+    @APIResponse(responseCode = "409", ref = "run-patch-conflict")
+    @APIResponse(responseCode = "428", ref = "run-precondition")
     public Response patch(@PathParam("runId") String runId, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         UUID id = parse(runId);
         OptionalLong expected = Versions.ifMatch(ifMatch);
-        RunPatch patch = CommandBodies.patch(body);
-        try {
-            RunView run = operations.patch(caller.tenant(), id, expected, patch, body);
-            return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
-        } catch (RunConflictException lostRace) {
-            RunView current = runs.get(caller.tenant(), id);
-            throw new VersionConflictException("Run " + id, expected.orElse(-1), current.version(), current, body);
-        }
+        RunPatch patch = CommandBodies.patch(body, tiers);
+        RunView run = Versions.saving("Run " + id, expected, body, () -> operations.patch(caller.tenant(), id, expected, patch, body),
+                () -> runs.get(caller.tenant(), id), RunView::version);
+        return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
     }
 
     static UUID parse(String runId) {
@@ -292,7 +222,8 @@ public class RunResource {
         }
     }
 
-    private static Integer parseLimit(String limit) {
+    /** A page size as sent; the query caps it. */
+    static Integer parseLimit(String limit) {
         if (limit == null) {
             return null;
         }

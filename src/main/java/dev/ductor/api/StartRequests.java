@@ -1,6 +1,7 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.config.Tiers;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.run.StartRequest;
 
@@ -13,16 +14,15 @@ import java.util.Set;
  */
 final class StartRequests {
 
-    static final Set<String> TIERS = Set.of("interactive", "standard", "bulk");
     private static final Set<String> FIELDS = Set.of("input", "idempotencyKey", "tier", "correlationKey");
     static final int MAX_KEY_LENGTH = 200;
 
     private StartRequests() {
     }
 
-    static StartRequest parse(JsonNode body) {
+    static StartRequest parse(JsonNode body, Tiers tiers) {
         if (body == null || body.isNull() || body.isMissingNode()) {
-            return new StartRequest(null, null, "standard");
+            return new StartRequest(null, null, Tiers.DEFAULT);
         }
         if (!body.isObject()) {
             throw new BadRequestException(null, "the body must be a JSON object {input, idempotencyKey?, tier?, correlationKey?}");
@@ -43,10 +43,10 @@ final class StartRequests {
             idempotencyKey = CommandBodies.clientKey("idempotencyKey", key.asText());
         }
         JsonNode tierNode = body.get("tier");
-        String tier = "standard";
+        String tier = Tiers.DEFAULT;
         if (tierNode != null && !tierNode.isNull()) {
-            if (!tierNode.isTextual() || !TIERS.contains(tierNode.asText())) {
-                throw new BadRequestException("tier", "tier must be one of interactive, standard, bulk");
+            if (!tierNode.isTextual() || !tiers.contains(tierNode.asText())) {
+                throw new BadRequestException("tier", "tier must be one of " + tiers.describe());
             }
             tier = tierNode.asText();
         }

@@ -1,18 +1,9 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.config.DuctorConfig;
-import dev.ductor.config.JsonCodec;
 import dev.ductor.error.BadRequestException;
-import dev.ductor.error.NotFoundException;
-import dev.ductor.run.RunQueries;
-import dev.ductor.queue.QueueItem;
-import dev.ductor.queue.TierWeights;
-import dev.ductor.queue.TaskClaim;
-import dev.ductor.queue.QueueSignal;
 import dev.ductor.security.CallerContext;
-import dev.ductor.worker.TaskResults;
-import io.quarkus.narayana.jta.QuarkusTransaction;
+import dev.ductor.worker.ExternalTasks;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -26,10 +17,8 @@ import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -39,7 +28,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
-import static dev.ductor.api.ApiExamples.*;
+import static dev.ductor.api.ApiDocumentation.JSON;
 
 /** Step workers in any language: claim (with long-poll), heartbeat, complete, fail; fenced by lease tokens. */
 @Path("/api/v1/tasks")
@@ -52,102 +41,43 @@ public class TaskResource {
     private static final int MAX_CLAIM = 100;
 
     @Inject
-    TaskClaim queue;
-
-    @Inject
-    QueueSignal signal;
-
-    @Inject
-    TaskResults results;
+    ExternalTasks tasks;
 
     @Inject
     CallerContext caller;
 
-    @Inject
-    RunQueries runs;
-
-    @Inject
-    DuctorConfig config;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    Clock clock;
-
-    @Inject
-    TierWeights weights;
-
-    public record ClaimedTask(String taskId, UUID runId, String node, int attempt, String handler, JsonNode input,
-                              UUID leaseToken, Instant leaseExpiresAt) {
-    }
-
     @POST
     @Path("/claim")
     @Operation(summary = "Claim up to max due tasks of the given handlers; waits up to waitSeconds when none is due")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claim", value = CLAIM)))
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The claimed tasks (empty when none was due within waitSeconds)",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claimed", value = CLAIMED))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN)))
-    })
-    public List<ClaimedTask> claim(JsonNode body) throws InterruptedException {
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claim", ref = "claim")))
+    @APIResponse(responseCode = "200", description = "The claimed tasks (empty when none was due within waitSeconds)",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claimed", ref = "claimed")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    public List<ExternalTasks.ClaimedTask> claim(JsonNode body) throws InterruptedException {
         CommandBodies.object(body, "{handlers, pool?, workerId, max, waitSeconds?}");
         CommandBodies.onlyFields(body, Set.of("handlers", "pool", "workerId", "max", "waitSeconds"));
         List<String> handlers = handlers(body.get("handlers"));
         String workerId = CommandBodies.requiredText(body, "workerId", 200);
         String pool = body.hasNonNull("pool") ? CommandBodies.requiredText(body, "pool", 200) : null;
         int max = intField(body, "max", 1, MAX_CLAIM, 1);
-        Duration wait = Duration.ofSeconds(intField(body, "waitSeconds", 0, (int) config.worker().maxClaimWait().toSeconds(), 0));
-        String tenant = caller.tenant();
-        long deadline = System.nanoTime() + wait.toNanos();
-        List<QueueItem> claimed;
-        do {
-            claimed = QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(handlers, tenant, pool,
-                    tenant + "/" + workerId, max, config.worker().lease(), clock.instant(), weights));
-            long left = deadline - System.nanoTime();
-            if (!claimed.isEmpty() || left <= 0) {
-                break;
-            }
-            // Woken at once by a commit in this pod; work queued by other pods is found on the next poll.
-            signal.await(QueueSignal.Channel.EXTERNAL_CLAIMS, Duration.ofNanos(Math.min(left, Duration.ofMillis(250).toNanos())));
-        } while (true);
-        List<ClaimedTask> tasks = new ArrayList<>();
-        for (QueueItem item : claimed) {
-            tasks.add(new ClaimedTask(Long.toString(item.id()), item.runId(), item.nodeId(), item.attempt(), item.handler(),
-                    item.payload() == null ? null : json.tree(item.payload()), item.leaseToken(), item.leaseExpiresAt()));
-        }
-        return tasks;
+        Duration wait = Duration.ofSeconds(intField(body, "waitSeconds", 0, tasks.maxWaitSeconds(), 0));
+        return tasks.claim(caller.tenant(), handlers, pool, workerId, max, wait);
     }
 
     @POST
     @Path("/{taskId}/heartbeat")
     @Operation(summary = "Extend the lease; 409 when it was lost (stop working on the task)")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "heartbeat", value = HEARTBEAT)))
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "Lease extended",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "extended", value = HEARTBEAT_OK))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "404", description = "No such task in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_TASK))),
-            @APIResponse(responseCode = "409", description = "Lease lost or superseded: stop working on the task",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "lease-lost", value = LEASE_LOST)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "heartbeat", ref = "heartbeat")))
+    @APIResponse(responseCode = "200", description = "Lease extended",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "extended", ref = "heartbeat-ok")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "task-not-found")
+    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> heartbeat(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken}");
         CommandBodies.onlyFields(body, Set.of("leaseToken"));
         UUID lease = leaseToken(body);
-        Instant until = results.heartbeat(caller.tenant(), ownTask(taskId), lease, config.worker().lease());
+        Instant until = tasks.heartbeat(caller.tenant(), taskId, parseTaskId(taskId), lease);
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("taskId", taskId);
         answer.put("leaseExpiresAt", until);
@@ -157,48 +87,30 @@ public class TaskResource {
     @POST
     @Path("/{taskId}/complete")
     @Operation(summary = "Report success; a repeated identical completion is a no-op; 409 with a stale lease")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "complete", value = COMPLETE)))
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "Completion recorded (a repeated identical completion is applied once)",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", value = RECORDED))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "404", description = "No such task in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_TASK))),
-            @APIResponse(responseCode = "409", description = "Lease lost or superseded: nothing was recorded",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "lease-lost", value = LEASE_LOST)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "complete", ref = "complete")))
+    @APIResponse(responseCode = "200", description = "Completion recorded (a repeated identical completion is applied once)",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", ref = "recorded")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "task-not-found")
+    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> complete(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken, output?}");
         CommandBodies.onlyFields(body, Set.of("leaseToken", "output"));
         UUID lease = leaseToken(body);
         JsonNode output = CommandBodies.payload(body, "output");
-        results.complete(caller.tenant(), ownTask(taskId), lease, output);
+        tasks.complete(caller.tenant(), taskId, parseTaskId(taskId), lease, output);
         return Map.of("taskId", taskId, "recorded", true);
     }
 
     @POST
     @Path("/{taskId}/fail")
     @Operation(summary = "Report failure; retryable decides whether the node's retry policy may try again")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "fail", value = FAIL)))
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "Failure recorded",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", value = RECORDED))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "404", description = "No such task in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_TASK))),
-            @APIResponse(responseCode = "409", description = "Lease lost or superseded: nothing was recorded",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "lease-lost", value = LEASE_LOST)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "fail", ref = "fail")))
+    @APIResponse(responseCode = "200", description = "Failure recorded",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", ref = "recorded")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "task-not-found")
+    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> fail(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken, error, retryable}");
         CommandBodies.onlyFields(body, Set.of("leaseToken", "error", "retryable"));
@@ -208,7 +120,7 @@ public class TaskResource {
             throw new BadRequestException("retryable", "retryable must be true or false");
         }
         UUID lease = leaseToken(body);
-        results.fail(caller.tenant(), ownTask(taskId), lease, error, retryable == null || retryable.asBoolean());
+        tasks.fail(caller.tenant(), taskId, parseTaskId(taskId), lease, error, retryable == null || retryable.asBoolean());
         return Map.of("taskId", taskId, "recorded", true);
     }
 
@@ -244,15 +156,6 @@ public class TaskResource {
         } catch (IllegalArgumentException e) {
             throw new BadRequestException("leaseToken", "leaseToken must be the token the claim returned");
         }
-    }
-
-    /** The task id, if the task is the caller's tenant's; another tenant's task is a 404, as its run would be. */
-    private long ownTask(String taskId) {
-        long id = parseTaskId(taskId);
-        if (!runs.taskBelongsTo(caller.tenant(), id)) {
-            throw new NotFoundException("Task", taskId);
-        }
-        return id;
     }
 
     private static long parseTaskId(String taskId) {

@@ -1,8 +1,12 @@
 package dev.ductor.api;
 
 import dev.ductor.error.BadRequestException;
+import dev.ductor.error.StaleVersionException;
+import dev.ductor.error.VersionConflictException;
 
 import java.util.OptionalLong;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /** ETag and If-Match: the version in double quotes ({@code "3"}); If-Match also takes a bare number. */
 public final class Versions {
@@ -37,6 +41,22 @@ public final class Versions {
             return OptionalLong.of(version);
         } catch (NumberFormatException e) {
             throw new BadRequestException("If-Match", "If-Match must be the ETag you read, like \"3\"; got " + header);
+        }
+    }
+
+    /**
+     * Runs a versioned write. When it loses the race to another writer's commit (any {@link StaleVersionException};
+     * its transaction rolled back, nothing was saved), the one 409 answer: the resource as {@code current} reads it now,
+     * with its version, beside what was sent.
+     */
+    public static <T, C> T saving(String what, OptionalLong expected, Object rejected, Supplier<T> write, Supplier<C> current,
+                                  ToLongFunction<C> version) {
+        try {
+            return write.get();
+        } catch (StaleVersionException lost) {
+            C now = current.get();
+            throw new VersionConflictException(what, expected.isPresent() ? expected.getAsLong() : null, version.applyAsLong(now),
+                    now, rejected);
         }
     }
 }

@@ -1,11 +1,10 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.config.Tiers;
 import dev.ductor.run.RunStarter;
 import dev.ductor.run.StartBatcher;
 import dev.ductor.security.CallerContext;
-import dev.ductor.error.VersionConflictException;
-import dev.ductor.workflow.LostEditRaceException;
 import dev.ductor.workflow.StoredRevision;
 import dev.ductor.workflow.StoredWorkflow;
 import dev.ductor.error.BadRequestException;
@@ -27,14 +26,13 @@ import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
 
-import static dev.ductor.api.ApiExamples.*;
+import static dev.ductor.api.ApiDocumentation.JSON;
 
 @Path("/api/v1/workflows")
 @Produces(MediaType.APPLICATION_JSON)
@@ -51,37 +49,28 @@ public class WorkflowResource {
     @Inject
     CallerContext caller;
 
+    @Inject
+    Tiers tiers;
+
     @PUT
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
     @Operation(summary = "Create a workflow (201) or store a new revision (200, needs If-Match)")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "order", value = WORKFLOW_PUT)))
-    @APIResponses({
-            @APIResponse(responseCode = "201", description = "Created: the first revision; ETag is its version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "created", value = WORKFLOW))),
-            @APIResponse(responseCode = "200", description = "A new revision stored; ETag is the new version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "new-revision", value = WORKFLOW))),
-            @APIResponse(responseCode = "422", description = "Invalid definition (cycle, unknown dependency, duplicate node id, unknown type or handler)",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "invalid-definition", value = WORKFLOW_INVALID))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "409", description = "Stale If-Match: nothing was saved; current and rejected are returned",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "version-conflict", value = CONFLICT_WORKFLOW))),
-            @APIResponse(responseCode = "428", description = "Updating without If-Match: nothing was saved",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "precondition-required", value = PRECONDITION_WORKFLOW)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "order", ref = "workflow-put")))
+    @APIResponse(responseCode = "201", description = "Created: the first revision; ETag is its version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "created", ref = "workflow")))
+    @APIResponse(responseCode = "200", description = "A new revision stored; ETag is the new version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "new-revision", ref = "workflow")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "422", ref = "invalid-definition")
+    @APIResponse(responseCode = "409", ref = "workflow-conflict")
+    @APIResponse(responseCode = "428", ref = "workflow-precondition")
     public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         WorkflowNames.check(name);
         java.util.OptionalLong expected = Versions.ifMatch(ifMatch);
-        WorkflowService.PutResult result;
-        try {
-            result = workflows.put(caller.tenant(), name, body, expected);
-        } catch (LostEditRaceException lost) {
-            StoredWorkflow current = workflows.get(caller.tenant(), name);
-            throw new VersionConflictException("Workflow '" + name + "'", lost.sentVersion(), current.version(), current, body);
-        }
+        WorkflowService.PutResult result = Versions.saving("Workflow '" + name + "'", expected, body,
+                () -> workflows.put(caller.tenant(), name, body, expected), () -> workflows.get(caller.tenant(), name),
+                StoredWorkflow::version);
         Response.ResponseBuilder response = result.created()
                 ? Response.created(URI.create("/api/v1/workflows/" + name))
                 : Response.ok();
@@ -93,14 +82,9 @@ public class WorkflowResource {
     @Path("/{name}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
     @Operation(summary = "The workflow's current revision, with its version as ETag")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The workflow; ETag is its version",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "workflow", value = WORKFLOW))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_WORKFLOW)))
-    })
+    @APIResponse(responseCode = "200", description = "The workflow; ETag is its version",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "workflow", ref = "workflow")))
+    @APIResponse(responseCode = "404", ref = "workflow-not-found")
     public Response get(@PathParam("name") String name) {
         StoredWorkflow workflow = workflows.get(caller.tenant(), name);
         return Response.ok(workflow).header("ETag", Versions.etag(workflow.version())).build();
@@ -109,12 +93,8 @@ public class WorkflowResource {
     @GET
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
     @Operation(summary = "All workflows of the caller's tenant")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The tenant's workflows",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "workflows", value = WORKFLOW_LIST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED)))
-    })
+    @APIResponse(responseCode = "200", description = "The tenant's workflows",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "workflows", ref = "workflow-list")))
     public Map<String, List<StoredWorkflow>> list() {
         return Map.of("items", workflows.list(caller.tenant()));
     }
@@ -123,14 +103,9 @@ public class WorkflowResource {
     @Path("/{name}/revisions")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
     @Operation(summary = "Every accepted revision of the workflow, newest first (revisions are immutable; runs pin one)")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The revisions, newest first",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "revisions", value = REVISIONS))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_WORKFLOW)))
-    })
+    @APIResponse(responseCode = "200", description = "The revisions, newest first",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "revisions", ref = "revisions")))
+    @APIResponse(responseCode = "404", ref = "workflow-not-found")
     public Map<String, List<StoredRevision>> revisions(@PathParam("name") String name) {
         return Map.of("items", workflows.revisions(caller.tenant(), name));
     }
@@ -139,16 +114,10 @@ public class WorkflowResource {
     @Path("/{name}/revisions/{revision}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
     @Operation(summary = "One accepted revision of the workflow, as a run pinned to it sees it")
-    @APIResponses({
-            @APIResponse(responseCode = "200", description = "The revision",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "revision", value = REVISION))),
-            @APIResponse(responseCode = "400", description = "The revision is not a positive whole number",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "404", description = "No such revision in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_REVISION)))
-    })
+    @APIResponse(responseCode = "200", description = "The revision",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "revision", ref = "revision")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "revision-not-found")
     public StoredRevision revision(@PathParam("name") String name, @PathParam("revision") String revision) {
         int number;
         try {
@@ -166,25 +135,16 @@ public class WorkflowResource {
     @Path("/{name}/runs")
     @RolesAllowed(Roles.CLIENT)
     @Operation(summary = "Start a run (201); the same idempotencyKey and body again returns the same run (200), another body is 422")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "start", value = START)))
-    @APIResponses({
-            @APIResponse(responseCode = "201", description = "Run started; Location: /api/v1/runs/{runId}",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "started", value = RUN))),
-            @APIResponse(responseCode = "200", description = "Same idempotencyKey again: the same run, no second run",
-                    content = @Content(mediaType = JSON, examples = @ExampleObject(name = "existing", value = RUN))),
-            @APIResponse(responseCode = "400", description = "Malformed body, unknown field or bad value",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "bad-request", value = BAD_REQUEST))),
-            @APIResponse(responseCode = "401", description = "No valid bearer token",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "unauthorized", value = UNAUTHORIZED))),
-            @APIResponse(responseCode = "403", description = "The token's role may not do this",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "forbidden", value = FORBIDDEN))),
-            @APIResponse(responseCode = "404", description = "Not found in the caller's tenant",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "not-found", value = NOT_FOUND_WORKFLOW))),
-            @APIResponse(responseCode = "422", description = "The idempotencyKey was used before with a different body: nothing was done",
-                    content = @Content(mediaType = PROBLEM, examples = @ExampleObject(name = "idempotency-key-reused", value = KEY_REUSED)))
-    })
+    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "start", ref = "start")))
+    @APIResponse(responseCode = "201", description = "Run started; Location: /api/v1/runs/{runId}",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "started", ref = "run-started")))
+    @APIResponse(responseCode = "200", description = "Same idempotencyKey again: the same run, no second run",
+            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "existing", ref = "run")))
+    @APIResponse(responseCode = "400", ref = "bad-request")
+    @APIResponse(responseCode = "404", ref = "workflow-not-found")
+    @APIResponse(responseCode = "422", ref = "idempotency-key-reused")
     public Response start(@PathParam("name") String name, JsonNode body) {
-        RunStarter.Started started = starts.start(caller.tenant(), name, StartRequests.parse(body));
+        RunStarter.Started started = starts.start(caller.tenant(), name, StartRequests.parse(body, tiers));
         // The Location is the path itself (RFC 9110 allows a relative reference): resolving it against the request's
         // URI, as Response.created does, was a twentieth of a start's CPU on the hot path.
         return Response.status(started.created() ? Response.Status.CREATED : Response.Status.OK)

@@ -28,11 +28,13 @@ public class QueueOverview {
 
     private final EntityManager em;
     private final Clock clock;
+    private final TierWeights weights;
 
     @Inject
-    public QueueOverview(EntityManager em, Clock clock) {
+    public QueueOverview(EntityManager em, Clock clock, TierWeights weights) {
         this.em = em;
         this.clock = clock;
+        this.weights = weights;
     }
 
     @Transactional
@@ -47,7 +49,7 @@ public class QueueOverview {
                 .setParameter(2, now)
                 .getResultList();
         List<TierLoad> tiers = new ArrayList<>();
-        for (String tier : List.of("interactive", "standard", "bulk")) { // the tiers of the API, shown even when idle
+        for (String tier : weights.tiers().names()) { // every configured tier, shown even when idle
             tiers.add(new TierLoad(tier, 0, 0));
         }
         for (Object[] row : rows) {

@@ -23,8 +23,6 @@ import java.util.Set;
 @ApplicationScoped
 public class QueueSampler {
 
-    private static final List<String> TIERS = List.of("interactive", "standard", "bulk");
-
     @Inject
     EntityManager em;
 
@@ -33,6 +31,9 @@ public class QueueSampler {
 
     @Inject
     Clock clock;
+
+    @Inject
+    TierWeights weights;
 
     @Scheduled(every = "${ductor.metrics.queue-sample-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
@@ -51,7 +52,7 @@ public class QueueSampler {
             seen.add(tier);
             metrics.queue(tier, ((Number) row[1]).longValue(), Duration.between(SqlTimestamps.toInstant(row[2]), now).toMillis());
         }
-        TIERS.stream().filter(t -> !seen.contains(t)).forEach(t -> metrics.queue(t, 0, 0));
+        weights.tiers().names().stream().filter(t -> !seen.contains(t)).forEach(t -> metrics.queue(t, 0, 0));
     }
 
 }

@@ -1,21 +1,25 @@
 package dev.ductor.queue;
 
 import dev.ductor.config.DuctorConfig;
+import dev.ductor.config.Tiers;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-/** The configured share of each tier ({@code ductor.queue.tier-weights.<tier>}), rendered once for the claim SQL. */
+/** The configured tiers and the share of each ({@code ductor.queue.tier-weights.<tier>}), rendered once for the claim SQL. */
 @ApplicationScoped
 public class TierWeights {
 
     private static final Pattern TIER = Pattern.compile("[a-z][a-z0-9_-]{0,30}");
 
     private final String sqlValues;
+    private final Tiers tiers;
 
     @Inject
     public TierWeights(DuctorConfig config) {
@@ -23,6 +27,7 @@ public class TierWeights {
     }
 
     public TierWeights(Map<String, Integer> weights) {
+        this.tiers = Tiers.of(weights);
         Map<String, Integer> sorted = new TreeMap<>(weights);
         sorted.forEach((tier, weight) -> {
             // Inlined into SQL, so only plain names and positive integers are accepted.
@@ -33,6 +38,13 @@ public class TierWeights {
         this.sqlValues = sorted.entrySet().stream()
                 .map(e -> "('" + e.getKey() + "', " + e.getValue() + ".0)")
                 .collect(Collectors.joining(", "));
+    }
+
+    /** The configured tiers, the one list every check and every per-tier figure uses (injectable as {@link Tiers}). */
+    @Produces
+    @Singleton
+    public Tiers tiers() {
+        return tiers;
     }
 
     String sqlValues() {

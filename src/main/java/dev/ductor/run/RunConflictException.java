@@ -1,12 +1,14 @@
 package dev.ductor.run;
 
+import dev.ductor.error.StaleVersionException;
+
 import java.util.UUID;
 
 /**
  * The versioned commit matched no row: another tick committed first. Information, not an error: the
  * caller re-reads and recomputes. Carries both versions so logs and metrics can say what happened.
  */
-public class RunConflictException extends RuntimeException {
+public class RunConflictException extends StaleVersionException {
 
     private final UUID runId;
     private final long expectedVersion;
@@ -14,7 +16,7 @@ public class RunConflictException extends RuntimeException {
     private final Long actualSeq;
 
     public RunConflictException(UUID runId, long expectedVersion, Long actualVersion, Long actualSeq) {
-        super("run " + runId + " moved on: expected version " + expectedVersion + ", found " + actualVersion, null, false, false);
+        super("run " + runId + " moved on: expected version " + expectedVersion + ", found " + actualVersion);
         this.runId = runId;
         this.expectedVersion = expectedVersion;
         this.actualVersion = actualVersion;

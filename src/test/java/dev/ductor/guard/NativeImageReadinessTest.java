@@ -92,6 +92,11 @@ class NativeImageReadinessTest {
         declare("dev.ductor.aggregate.pool.PoolService#conflict -> VersionConflictException.<init>#4",
                 "rejected: conflict's sent, checked at its callers");
         declare("dev.ductor.aggregate.pool.PoolService#put -> PoolService.conflict#3", "put's sent, checked at its callers");
+        declare("dev.ductor.api.Versions#saving -> VersionConflictException.<init>#3",
+                "current: the resource its callers read afresh after a lost race (WorkflowResource, RuleResource, RunResource)",
+                dev.ductor.workflow.StoredWorkflow.class, dev.ductor.aggregate.rule.RuleView.class, dev.ductor.run.RunView.class);
+        declare("dev.ductor.api.Versions#saving -> VersionConflictException.<init>#4",
+                "rejected: the request body its callers pass, a JsonNode", JsonNode.class);
         declare("dev.ductor.aggregate.pool.PoolService#lostRace -> PoolService.conflict#3", "lostRace's sent, checked at its callers");
         declare("dev.ductor.run.PatchRefusedException#<init> -> ConflictException.<init>#2",
                 "the map one of its two factories built (both declared below)");

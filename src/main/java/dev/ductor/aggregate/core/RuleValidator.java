@@ -22,7 +22,6 @@ public final class RuleValidator {
     /** Rule names appear in URLs and in derived idempotency keys ({@code event:<key>:<rule>}): no colon. */
     public static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
     private static final Pattern WORKFLOW = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
-    public static final Set<String> TIERS = Set.of("interactive", "standard", "bulk");
     public static final String DEFAULT_TIER = "standard";
     public static final int MAX_TEXT = 200;
     public static final int MAX_CONDITIONS = 50;
@@ -76,7 +75,8 @@ public final class RuleValidator {
         return name != null && NAME.matcher(name).matches();
     }
 
-    public static Rule parse(String name, JsonNode body) {
+    /** {@code tiers}: the configured tiers a start may name. */
+    public static Rule parse(List<String> tiers, String name, JsonNode body) {
         List<RuleViolation> violations = new ArrayList<>();
         if (body == null || !body.isObject()) {
             throw new RuleViolationException(List.of(new RuleViolation(null,
@@ -103,7 +103,7 @@ public final class RuleValidator {
         if ((startJson == null) == (signalJson == null)) {
             violations.add(new RuleViolation(null, "a rule needs exactly one action: start or signal"));
         }
-        Rule.Start start = startJson == null ? null : start(startJson, violations);
+        Rule.Start start = startJson == null ? null : start(startJson, tiers, violations);
         Rule.Signal signal = signalJson == null ? null : signal(signalJson, violations);
         boolean enabled = true;
         JsonNode enabledJson = present(body.get("enabled"));
@@ -145,7 +145,7 @@ public final class RuleValidator {
         return match;
     }
 
-    private static Rule.Start start(JsonNode json, List<RuleViolation> violations) {
+    private static Rule.Start start(JsonNode json, List<String> tiers, List<RuleViolation> violations) {
         if (!json.isObject()) {
             violations.add(new RuleViolation("start", "start must be an object {workflow, input?, tier?}"));
             return null;
@@ -159,8 +159,8 @@ public final class RuleValidator {
         String tier = DEFAULT_TIER;
         JsonNode tierJson = present(json.get("tier"));
         if (tierJson != null) {
-            if (!tierJson.isTextual() || !TIERS.contains(tierJson.asText())) {
-                violations.add(new RuleViolation("start.tier", "tier must be one of interactive, standard, bulk"));
+            if (!tierJson.isTextual() || !tiers.contains(tierJson.asText())) {
+                violations.add(new RuleViolation("start.tier", "tier must be one of " + String.join(", ", tiers)));
             } else {
                 tier = tierJson.asText();
             }

@@ -14,6 +14,7 @@ import dev.ductor.error.PreconditionRequiredException;
 import dev.ductor.error.VersionConflictException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import dev.ductor.queue.TierWeights;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 
@@ -36,9 +37,11 @@ public class RuleService {
     private final EntityManager em;
     private final JsonCodec json;
     private final Clock clock;
+    private final TierWeights tiers;
 
     @Inject
-    public RuleService(AggregateStore store, EntityManager em, JsonCodec json, Clock clock) {
+    public RuleService(AggregateStore store, EntityManager em, JsonCodec json, Clock clock, TierWeights tiers) {
+        this.tiers = tiers;
         this.store = store;
         this.em = em;
         this.json = json;
@@ -61,7 +64,7 @@ public class RuleService {
     public PutResult put(String tenant, String name, JsonNode body, OptionalLong ifMatch, String recordedBy) {
         Rule rule;
         try {
-            rule = RuleValidator.parse(name, body);
+            rule = RuleValidator.parse(tiers.tiers().names(), name, body);
         } catch (RuleViolationException invalid) {
             throw new InvalidRuleException(invalid.getMessage(), invalid.violations());
         }

@@ -11,6 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("unit")
 class RuleMatcherTest {
 
+    /** The default ductor.queue.tier-weights. */
+    private static final java.util.List<String> TIERS = java.util.List.of("interactive", "standard", "bulk");
+
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     static JsonNode json(String text) {
@@ -22,7 +25,7 @@ class RuleMatcherTest {
     }
 
     private static Rule rule(String body) {
-        return RuleValidator.parse("r", json(body));
+        return RuleValidator.parse(TIERS, "r", json(body));
     }
 
     private static Rule startRule(String on, String match) {

@@ -16,11 +16,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("unit")
 class RuleStateTest {
 
+    /** The default ductor.queue.tier-weights. */
+    private static final java.util.List<String> TIERS = java.util.List.of("interactive", "standard", "bulk");
+
     private static final Instant T1 = Instant.parse("2024-05-01T10:00:00Z");
     private static final Instant T2 = Instant.parse("2024-05-02T10:00:00Z");
 
     private static Rule rule(String body) {
-        return RuleValidator.parse("r", json(body));
+        return RuleValidator.parse(TIERS, "r", json(body));
     }
 
     private static AggregateEvent stored(long version, NewEvent event, String by, Instant at) {

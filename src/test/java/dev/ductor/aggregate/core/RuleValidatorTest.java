@@ -15,8 +15,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("unit")
 class RuleValidatorTest {
 
+    /** The default ductor.queue.tier-weights. */
+    private static final java.util.List<String> TIERS = java.util.List.of("interactive", "standard", "bulk");
+
     private static List<RuleViolation> violations(String body) {
-        return assertThrows(RuleViolationException.class, () -> RuleValidator.parse("r", json(body))).violations();
+        return assertThrows(RuleViolationException.class, () -> RuleValidator.parse(TIERS, "r", json(body))).violations();
     }
 
     private static boolean names(List<RuleViolation> violations, String field) {
@@ -25,7 +28,7 @@ class RuleValidatorTest {
 
     @Test
     void aStartRuleIsNormalisedWithItsDefaults() {
-        Rule rule = RuleValidator.parse("r", json("{\"on\": \"order.created\", \"start\": {\"workflow\": \"order\"}}"));
+        Rule rule = RuleValidator.parse(TIERS, "r", json("{\"on\": \"order.created\", \"start\": {\"workflow\": \"order\"}}"));
         assertEquals("order.created", rule.on());
         assertTrue(rule.match().isEmpty());
         assertEquals("order", rule.start().workflow());
@@ -39,7 +42,7 @@ class RuleValidatorTest {
 
     @Test
     void aSignalRuleKeepsItsTemplateAndMatch() {
-        Rule rule = RuleValidator.parse("r", json("{\"on\": \"paid\", \"match\": {\"a.b\": [1]}, "
+        Rule rule = RuleValidator.parse(TIERS, "r", json("{\"on\": \"paid\", \"match\": {\"a.b\": [1]}, "
                 + "\"signal\": {\"name\": \"paid\", \"payload\": {\"amount\": \"$.amount\"}}, \"enabled\": false}"));
         assertEquals("paid", rule.signal().name());
         assertEquals(json("{\"amount\": \"$.amount\"}"), rule.signal().payload());
@@ -49,16 +52,16 @@ class RuleValidatorTest {
 
     @Test
     void theStoredFormReadsBackToTheSameRule() {
-        Rule rule = RuleValidator.parse("r", json("{\"on\": \"t\", \"match\": {\"x\": {\"y\": 1}}, "
+        Rule rule = RuleValidator.parse(TIERS, "r", json("{\"on\": \"t\", \"match\": {\"x\": {\"y\": 1}}, "
                 + "\"start\": {\"workflow\": \"wf\", \"input\": {\"k\": \"$key\"}, \"tier\": \"bulk\"}}"));
         assertEquals(rule, Rule.fromJson(rule.toJson()));
-        Rule signal = RuleValidator.parse("r", json("{\"on\": \"t\", \"signal\": {\"name\": \"s\"}}"));
+        Rule signal = RuleValidator.parse(TIERS, "r", json("{\"on\": \"t\", \"signal\": {\"name\": \"s\"}}"));
         assertEquals(signal, Rule.fromJson(signal.toJson()));
     }
 
     @Test
     void whatAGetReturnedMayBeSentBack() {
-        Rule rule = RuleValidator.parse("r", json("{\"name\": \"r\", \"on\": \"t\", \"start\": {\"workflow\": \"wf\"}, "
+        Rule rule = RuleValidator.parse(TIERS, "r", json("{\"name\": \"r\", \"on\": \"t\", \"start\": {\"workflow\": \"wf\"}, "
                 + "\"version\": 3, \"createdAt\": \"2024-01-01T00:00:00Z\", \"updatedAt\": \"x\", \"updatedBy\": \"ada\"}"));
         assertEquals("t", rule.on());
         assertTrue(names(violations("{\"name\": \"other\", \"on\": \"t\", \"start\": {\"workflow\": \"wf\"}}"), "name"));
@@ -82,8 +85,8 @@ class RuleValidatorTest {
 
     @Test
     void shapesAreChecked() {
-        assertTrue(names(assertThrows(RuleViolationException.class, () -> RuleValidator.parse("r", json("[]"))).violations(), null));
-        assertTrue(names(assertThrows(RuleViolationException.class, () -> RuleValidator.parse("r", null)).violations(), null));
+        assertTrue(names(assertThrows(RuleViolationException.class, () -> RuleValidator.parse(TIERS, "r", json("[]"))).violations(), null));
+        assertTrue(names(assertThrows(RuleViolationException.class, () -> RuleValidator.parse(TIERS, "r", null)).violations(), null));
         assertTrue(names(violations("{\"on\": 5, \"start\": {\"workflow\": \"wf\"}}"), "on"));
         assertTrue(names(violations("{\"on\": \"t\", \"match\": [], \"start\": {\"workflow\": \"wf\"}}"), "match"));
         assertTrue(names(violations("{\"on\": \"t\", \"start\": \"wf\"}"), "start"));

@@ -1,0 +1,65 @@
+package dev.ductor.api;
+
+import org.eclipse.microprofile.openapi.OASFilter;
+import org.eclipse.microprofile.openapi.models.OpenAPI;
+import org.eclipse.microprofile.openapi.models.examples.Example;
+import org.eclipse.microprofile.openapi.models.media.Content;
+import org.eclipse.microprofile.openapi.models.responses.APIResponse;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Completes the OpenAPI document from the shared parts of {@code META-INF/openapi.yaml}: every secured operation
+ * answers 401 and 403 alike, and each named response and example ({@code ref = "run-not-found"}) is written out in
+ * place, so each operation in {@code /q/openapi} reads complete on its own.
+ */
+public class ApiDocumentation implements OASFilter {
+
+    static final String JSON = "application/json";
+    private static final String RESPONSES = "#/components/responses/";
+    private static final String EXAMPLES = "#/components/examples/";
+
+    @Override
+    public void filterOpenAPI(OpenAPI openAPI) {
+        Map<String, APIResponse> responses = openAPI.getComponents().getResponses();
+        Map<String, Example> examples = openAPI.getComponents().getExamples();
+        responses.values().forEach(response -> inline(response.getContent(), examples));
+        openAPI.getPaths().getPathItems().values().forEach(path -> path.getOperations().values().forEach(operation -> {
+            if (operation.getSecurity() != null && !operation.getSecurity().isEmpty()) {
+                operation.getResponses().addAPIResponse("401", responses.get("unauthorized"));
+                operation.getResponses().addAPIResponse("403", responses.get("forbidden"));
+            }
+            new LinkedHashMap<>(operation.getResponses().getAPIResponses()).forEach((code, response) -> {
+                if (response.getRef() != null) {
+                    operation.getResponses().addAPIResponse(code, require(responses, response.getRef().substring(RESPONSES.length())));
+                } else {
+                    inline(response.getContent(), examples);
+                }
+            });
+            if (operation.getRequestBody() != null) {
+                inline(operation.getRequestBody().getContent(), examples);
+            }
+        }));
+    }
+
+    private static void inline(Content content, Map<String, Example> examples) {
+        if (content == null) {
+            return;
+        }
+        content.getMediaTypes().values().stream().filter(media -> media.getExamples() != null).forEach(media -> {
+            Map<String, Example> inlined = new LinkedHashMap<>();
+            media.getExamples().forEach((name, example) -> inlined.put(name, example.getRef() == null
+                    ? example : require(examples, example.getRef().substring(EXAMPLES.length()))));
+            media.setExamples(inlined);
+        });
+    }
+
+    private static <T> T require(Map<String, T> components, String name) {
+        T found = components.get(name);
+        if (found == null) {
+            throw new IllegalStateException("META-INF/openapi.yaml has no component '" + name + "'");
+        }
+        return found;
+    }
+}
