@@ -22,16 +22,14 @@ import java.util.List;
 @ApplicationScoped
 public class AggregateStore {
 
-    private final EntityManager em;
-    private final JsonCodec json;
-    private final Clock clock;
+    @Inject
+    EntityManager em;
 
     @Inject
-    public AggregateStore(EntityManager em, JsonCodec json, Clock clock) {
-        this.em = em;
-        this.json = json;
-        this.clock = clock;
-    }
+    JsonCodec json;
+
+    @Inject
+    Clock clock;
 
     /** Appends the events at {@code expectedVersion + 1 ...}; returns the new version. */
     public long append(AggregateKey key, long expectedVersion, List<NewEvent> events, String recordedBy) {

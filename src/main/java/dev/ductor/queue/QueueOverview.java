@@ -26,14 +26,11 @@ public class QueueOverview {
     public record Snapshot(Instant at, List<TierLoad> tiers, long leasedTasks) {
     }
 
-    private final EntityManager em;
-    private final Clock clock;
+    @Inject
+    EntityManager em;
 
     @Inject
-    public QueueOverview(EntityManager em, Clock clock) {
-        this.em = em;
-        this.clock = clock;
-    }
+    Clock clock;
 
     @Transactional
     @SuppressWarnings("unchecked")

@@ -21,12 +21,8 @@ import java.util.List;
 @ApplicationScoped
 public class TaskClaim {
 
-    private final EntityManager em;
-
     @Inject
-    public TaskClaim(EntityManager em) {
-        this.em = em;
-    }
+    EntityManager em;
 
     /**
      * Claims up to {@code max} unclaimed due tasks fairly: weighted between tiers and even between the tenants

@@ -26,12 +26,8 @@ public class RunHistory {
             INSERT INTO eec_run_transition (run_id, seq, at, node_id, from_state, to_state, cause)
             VALUES (?, ?, ?, ?, ?, ?, ?)""";
 
-    private final EntityManager em;
-
     @Inject
-    public RunHistory(EntityManager em) {
-        this.em = em;
-    }
+    EntityManager em;
 
     public void append(UUID runId, List<Transition> transitions, Instant at) {
         append(Map.of(runId, transitions), at);

@@ -39,16 +39,13 @@ public class TickRetryLane {
     private static final TypeLiteral<CompletionStage<TickResult>> RESULT = new TypeLiteral<>() {
     };
 
-    private final RetryingTick retryingTick;
-    private final DuctorConfig config;
-    private ExecutorService threads;
-    private Guard guard;
+    @Inject
+    RetryingTick retryingTick;
 
     @Inject
-    public TickRetryLane(RetryingTick retryingTick, DuctorConfig config) {
-        this.retryingTick = retryingTick;
-        this.config = config;
-    }
+    DuctorConfig config;
+    private ExecutorService threads;
+    private Guard guard;
 
     @PostConstruct
     void start() {

@@ -16,12 +16,8 @@ import java.util.List;
 @ApplicationScoped
 public class PoolProjection {
 
-    private final EntityManager em;
-
     @Inject
-    public PoolProjection(EntityManager em) {
-        this.em = em;
-    }
+    EntityManager em;
 
     /** The tenant's pool names, sorted. */
     @SuppressWarnings("unchecked")

@@ -32,18 +32,17 @@ import java.util.OptionalLong;
 @ApplicationScoped
 public class RuleService {
 
-    private final AggregateStore store;
-    private final EntityManager em;
-    private final JsonCodec json;
-    private final Clock clock;
+    @Inject
+    AggregateStore store;
 
     @Inject
-    public RuleService(AggregateStore store, EntityManager em, JsonCodec json, Clock clock) {
-        this.store = store;
-        this.em = em;
-        this.json = json;
-        this.clock = clock;
-    }
+    EntityManager em;
+
+    @Inject
+    JsonCodec json;
+
+    @Inject
+    Clock clock;
 
     public record PutResult(boolean created, RuleView rule) {
     }
