@@ -22,14 +22,9 @@ import java.util.List;
 @ApplicationScoped
 public class AggregateStore {
 
-    @Inject
-    EntityManager em;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    Clock clock;
+    @Inject EntityManager em;
+    @Inject JsonCodec json;
+    @Inject Clock clock;
 
     /** Appends the events at {@code expectedVersion + 1 ...}; returns the new version. */
     public long append(AggregateKey key, long expectedVersion, List<NewEvent> events, String recordedBy) {

@@ -12,8 +12,7 @@ import java.io.UncheckedIOException;
 @ApplicationScoped
 public class JsonCodec {
 
-    @Inject
-    ObjectMapper mapper;
+    @Inject ObjectMapper mapper;
 
     public ObjectMapper mapper() {
         return mapper;

@@ -27,8 +27,7 @@ import org.hibernate.Session;
 @ApplicationScoped
 public class IndexLookups {
 
-    @Inject
-    EntityManager em;
+    @Inject EntityManager em;
 
     /** Call first in the transaction, before any statement whose plan it should shape. */
     public void forThisTransaction() {

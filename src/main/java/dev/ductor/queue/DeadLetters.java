@@ -25,8 +25,7 @@ public class DeadLetters {
 
     private static final int MAX_ERROR_LENGTH = 2000;
 
-    @Inject
-    EntityManager em;
+    @Inject EntityManager em;
 
     /**
      * Counts one failed delivery on the items still held with their lease tokens; returns the highest count among

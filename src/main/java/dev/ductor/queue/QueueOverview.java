@@ -26,11 +26,8 @@ public class QueueOverview {
     public record Snapshot(Instant at, List<TierLoad> tiers, long leasedTasks) {
     }
 
-    @Inject
-    EntityManager em;
-
-    @Inject
-    Clock clock;
+    @Inject EntityManager em;
+    @Inject Clock clock;
 
     @Transactional
     @SuppressWarnings("unchecked")

@@ -25,14 +25,9 @@ public class QueueSampler {
 
     private static final List<String> TIERS = List.of("interactive", "standard", "bulk");
 
-    @Inject
-    EntityManager em;
-
-    @Inject
-    DuctorMetrics metrics;
-
-    @Inject
-    Clock clock;
+    @Inject EntityManager em;
+    @Inject DuctorMetrics metrics;
+    @Inject Clock clock;
 
     @Scheduled(every = "${ductor.metrics.queue-sample-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)

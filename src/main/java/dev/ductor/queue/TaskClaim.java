@@ -21,8 +21,7 @@ import java.util.List;
 @ApplicationScoped
 public class TaskClaim {
 
-    @Inject
-    EntityManager em;
+    @Inject EntityManager em;
 
     /**
      * Claims up to {@code max} unclaimed due tasks fairly: weighted between tiers and even between the tenants

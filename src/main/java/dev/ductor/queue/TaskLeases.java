@@ -21,8 +21,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class TaskLeases {
 
-    @Inject
-    EntityManager em;
+    @Inject EntityManager em;
 
     /** A task taken by its report: what the run needs to know of it. */
     public record Taken(UUID runId, String node, int attempt, String tenant, String tier) {

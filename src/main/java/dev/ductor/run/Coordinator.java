@@ -30,23 +30,12 @@ public class Coordinator {
 
     private static final Logger LOG = Logger.getLogger(Coordinator.class);
 
-    @Inject
-    RetryingTick retryingTick;
-
-    @Inject
-    TickRetryLane retryLane;
-
-    @Inject
-    WakeupRequeuer requeuer;
-
-    @Inject
-    DuctorMetrics metrics;
-
-    @Inject
-    DuctorConfig config;
-
-    @Inject
-    JsonCodec json;
+    @Inject RetryingTick retryingTick;
+    @Inject TickRetryLane retryLane;
+    @Inject WakeupRequeuer requeuer;
+    @Inject DuctorMetrics metrics;
+    @Inject DuctorConfig config;
+    @Inject JsonCodec json;
 
     public void process(UUID runId, List<QueueItem> items) {
         List<Input> carried = items.stream()

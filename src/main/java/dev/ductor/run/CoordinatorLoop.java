@@ -34,26 +34,13 @@ public class CoordinatorLoop {
     private static final Logger LOG = Logger.getLogger(CoordinatorLoop.class);
     private static final List<QueueKind> KINDS = List.of(QueueKind.WAKEUP, QueueKind.TIMER);
 
-    @Inject
-    QueueRepository queue;
-
-    @Inject
-    Coordinator coordinator;
-
-    @Inject
-    QueueSignal signal;
-
-    @Inject
-    FailedDeliveries failedDeliveries;
-
-    @Inject
-    DuctorConfig config;
-
-    @Inject
-    PodIdentity pod;
-
-    @Inject
-    Clock clock;
+    @Inject QueueRepository queue;
+    @Inject Coordinator coordinator;
+    @Inject QueueSignal signal;
+    @Inject FailedDeliveries failedDeliveries;
+    @Inject DuctorConfig config;
+    @Inject PodIdentity pod;
+    @Inject Clock clock;
     private PollingLoops loops;
 
     void start(@Observes StartupEvent event) {

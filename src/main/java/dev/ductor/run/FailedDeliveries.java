@@ -24,17 +24,10 @@ public class FailedDeliveries {
 
     private static final Logger LOG = Logger.getLogger(FailedDeliveries.class);
 
-    @Inject
-    DeadLetters deadLetters;
-
-    @Inject
-    DuctorMetrics metrics;
-
-    @Inject
-    DuctorConfig config;
-
-    @Inject
-    Clock clock;
+    @Inject DeadLetters deadLetters;
+    @Inject DuctorMetrics metrics;
+    @Inject DuctorConfig config;
+    @Inject Clock clock;
 
     /** Records the failed delivery of {@code items}; returns how many items it dead-lettered (0: they come back). */
     @Transactional(Transactional.TxType.REQUIRES_NEW)

@@ -23,8 +23,7 @@ public class ForcedFailures {
     public record ForcedFailure(UUID runId, String workflow, String reason, Instant at, String cause) {
     }
 
-    @Inject
-    EntityManager em;
+    @Inject EntityManager em;
 
     @Transactional
     @SuppressWarnings("unchecked")

@@ -57,41 +57,18 @@ public class GroupCommit {
         }
     }
 
-    @Inject
-    QueueRepository queue;
-
-    @Inject
-    TaskLeases leases;
-
-    @Inject
-    RunRows runs;
-
-    @Inject
-    RunLoader loader;
-
-    @Inject
-    RunInbox inbox;
-
-    @Inject
-    RunHistory history;
-
-    @Inject
-    RunOutbox outbox;
-
-    @Inject
-    NodeStatesCodec codec;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    DuctorMetrics metrics;
-
-    @Inject
-    Clock clock;
-
-    @Inject
-    IndexLookups indexLookups;
+    @Inject QueueRepository queue;
+    @Inject TaskLeases leases;
+    @Inject RunRows runs;
+    @Inject RunLoader loader;
+    @Inject RunInbox inbox;
+    @Inject RunHistory history;
+    @Inject RunOutbox outbox;
+    @Inject NodeStatesCodec codec;
+    @Inject JsonCodec json;
+    @Inject DuctorMetrics metrics;
+    @Inject Clock clock;
+    @Inject IndexLookups indexLookups;
 
     private record Planned(RunRows.Row row, TickResult result, List<StepReport> reports) {
     }

@@ -16,8 +16,7 @@ import java.util.Map;
 @ApplicationScoped
 public class NodeStatesCodec {
 
-    @Inject
-    JsonCodec json;
+    @Inject JsonCodec json;
 
     public String write(Map<String, NodeState> nodes) {
         ObjectNode out = json.mapper().createObjectNode();

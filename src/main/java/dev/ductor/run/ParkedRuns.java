@@ -19,17 +19,10 @@ public class ParkedRuns {
 
     public static final int MAX_LIMIT = 500;
 
-    @Inject
-    RunQueries queries;
-
-    @Inject
-    DeadLetters deadLetters;
-
-    @Inject
-    RunCommitter committer;
-
-    @Inject
-    Clock clock;
+    @Inject RunQueries queries;
+    @Inject DeadLetters deadLetters;
+    @Inject RunCommitter committer;
+    @Inject Clock clock;
 
     @Transactional
     public List<DeadLetters.Summary> list(String tenant, Integer limit) {

@@ -26,8 +26,7 @@ public class RunHistory {
             INSERT INTO eec_run_transition (run_id, seq, at, node_id, from_state, to_state, cause)
             VALUES (?, ?, ?, ?, ?, ?, ?)""";
 
-    @Inject
-    EntityManager em;
+    @Inject EntityManager em;
 
     public void append(UUID runId, List<Transition> transitions, Instant at) {
         append(Map.of(runId, transitions), at);

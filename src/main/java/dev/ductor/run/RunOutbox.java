@@ -28,17 +28,10 @@ import java.util.UUID;
 @ApplicationScoped
 public class RunOutbox {
 
-    @Inject
-    QueueRepository queue;
-
-    @Inject
-    QueueSignal signal;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    TransactionSynchronizationRegistry transactions;
+    @Inject QueueRepository queue;
+    @Inject QueueSignal signal;
+    @Inject JsonCodec json;
+    @Inject TransactionSynchronizationRegistry transactions;
 
     /** The queue rows for one run's effects. */
     public List<NewQueueItem> items(UUID runId, String tenant, String tier, List<Effect> effects) {

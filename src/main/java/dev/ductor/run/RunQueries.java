@@ -35,23 +35,12 @@ public class RunQueries {
     /** {@link RunView#integrity()} of a run whose row fails its checksum. */
     public static final String CORRUPT = "corrupt";
 
-    @Inject
-    EntityManager em;
-
-    @Inject
-    WorkflowService workflows;
-
-    @Inject
-    NodeStatesCodec codec;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    DeadLetters deadLetters;
-
-    @Inject
-    TaskLeases leases;
+    @Inject EntityManager em;
+    @Inject WorkflowService workflows;
+    @Inject NodeStatesCodec codec;
+    @Inject JsonCodec json;
+    @Inject DeadLetters deadLetters;
+    @Inject TaskLeases leases;
 
     /** A run that fails verification is refused (a {@code run-state-corrupt} problem), never served as healthy. */
     @Transactional

@@ -39,11 +39,8 @@ public class TickRetryLane {
     private static final TypeLiteral<CompletionStage<TickResult>> RESULT = new TypeLiteral<>() {
     };
 
-    @Inject
-    RetryingTick retryingTick;
-
-    @Inject
-    DuctorConfig config;
+    @Inject RetryingTick retryingTick;
+    @Inject DuctorConfig config;
     private ExecutorService threads;
     private Guard guard;
 

@@ -25,14 +25,9 @@ import java.util.List;
 @ApplicationScoped
 public class WakeupRequeuer {
 
-    @Inject
-    QueueRepository queue;
-
-    @Inject
-    DuctorConfig config;
-
-    @Inject
-    Clock clock;
+    @Inject QueueRepository queue;
+    @Inject DuctorConfig config;
+    @Inject Clock clock;
 
     public static String key(QueueItem lost, int count) {
         return "requeue:" + lost.runId() + ":" + lost.id() + ":" + count;

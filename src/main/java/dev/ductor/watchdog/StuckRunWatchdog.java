@@ -42,29 +42,14 @@ public class StuckRunWatchdog {
     /** Upper bound on one pass, so a pathological backlog cannot pin a scheduler thread for long. */
     private static final int MAX_BATCHES_PER_PASS = 20;
 
-    @Inject
-    RunQueries runs;
-
-    @Inject
-    RunLoader loader;
-
-    @Inject
-    Coordinator coordinator;
-
-    @Inject
-    QueueRepository queue;
-
-    @Inject
-    QueueSignal signal;
-
-    @Inject
-    DuctorMetrics metrics;
-
-    @Inject
-    DuctorConfig config;
-
-    @Inject
-    Clock clock;
+    @Inject RunQueries runs;
+    @Inject RunLoader loader;
+    @Inject Coordinator coordinator;
+    @Inject QueueRepository queue;
+    @Inject QueueSignal signal;
+    @Inject DuctorMetrics metrics;
+    @Inject DuctorConfig config;
+    @Inject Clock clock;
 
     @Scheduled(every = "${ductor.watchdog.interval:1m}", delayed = "${ductor.watchdog.interval:1m}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP,

@@ -48,38 +48,17 @@ public class InProcessWorker implements LocalSteps {
     /** A claimed task whose lease has less than this left is handed back, not started: it could not finish in time. */
     private static final Duration MIN_LEASE_LEFT = Duration.ofSeconds(1);
 
-    @Inject
-    TaskClaim claim;
-
-    @Inject
-    TaskLeases leases;
-
-    @Inject
-    StepHandlers handlers;
-
-    @Inject
-    TaskResults results;
-
-    @Inject
-    StepReporter reporter;
-
-    @Inject
-    QueueSignal signal;
-
-    @Inject
-    DuctorConfig config;
-
-    @Inject
-    PodIdentity pod;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    Clock clock;
-
-    @Inject
-    TierWeights weights;
+    @Inject TaskClaim claim;
+    @Inject TaskLeases leases;
+    @Inject StepHandlers handlers;
+    @Inject TaskResults results;
+    @Inject StepReporter reporter;
+    @Inject QueueSignal signal;
+    @Inject DuctorConfig config;
+    @Inject PodIdentity pod;
+    @Inject JsonCodec json;
+    @Inject Clock clock;
+    @Inject TierWeights weights;
     private final Map<Long, QueueItem> inFlight = new ConcurrentHashMap<>();
     private volatile boolean running;
     private Semaphore slots;

@@ -24,17 +24,10 @@ public class LeaseReaper {
 
     private static final int BATCH = 100;
 
-    @Inject
-    TaskLeases leases;
-
-    @Inject
-    TaskResults results;
-
-    @Inject
-    DuctorConfig config;
-
-    @Inject
-    Clock clock;
+    @Inject TaskLeases leases;
+    @Inject TaskResults results;
+    @Inject DuctorConfig config;
+    @Inject Clock clock;
 
     @Scheduled(every = "${ductor.worker.reap-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)

@@ -27,14 +27,9 @@ public class StepReporter {
 
     private static final Logger LOG = Logger.getLogger(StepReporter.class);
 
-    @Inject
-    GroupCommit groupCommit;
-
-    @Inject
-    TaskResults results;
-
-    @Inject
-    DuctorConfig config;
+    @Inject GroupCommit groupCommit;
+    @Inject TaskResults results;
+    @Inject DuctorConfig config;
     private final LinkedBlockingQueue<StepReport> reports = new LinkedBlockingQueue<>();
     private final List<Thread> committers = new ArrayList<>();
     private volatile boolean running;

@@ -31,23 +31,12 @@ import java.util.UUID;
 @ApplicationScoped
 public class TaskResults {
 
-    @Inject
-    QueueRepository queue;
-
-    @Inject
-    TaskLeases leases;
-
-    @Inject
-    RunInbox inbox;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    QueueSignal signal;
-
-    @Inject
-    Clock clock;
+    @Inject QueueRepository queue;
+    @Inject TaskLeases leases;
+    @Inject RunInbox inbox;
+    @Inject JsonCodec json;
+    @Inject QueueSignal signal;
+    @Inject Clock clock;
 
     /** {@code tenant} scopes an external worker to its own tasks; null for in-process workers. */
     @Transactional

@@ -38,17 +38,10 @@ public class WorkflowService {
     /** Fields a GET returns that a client may send back unchanged on PUT; they are not part of the definition. */
     private static final List<String> READ_ONLY_FIELDS = List.of("revision", "version", "createdAt", "updatedAt");
 
-    @Inject
-    EntityManager em;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    Handlers handlers;
-
-    @Inject
-    Clock clock;
+    @Inject EntityManager em;
+    @Inject JsonCodec json;
+    @Inject Handlers handlers;
+    @Inject Clock clock;
     /** Revisions are immutable, so a cache never goes stale. */
     private final Map<WorkflowRevisionEntity.Key, WorkflowDefinition> revisions = new ConcurrentHashMap<>();
 

@@ -17,8 +17,7 @@ import java.util.List;
 @ApplicationScoped
 public class PoolProjection {
 
-    @Inject
-    EntityManager em;
+    @Inject EntityManager em;
 
     /** The tenant's pool names, sorted. */
     @SuppressWarnings("unchecked")

@@ -35,14 +35,9 @@ import java.util.OptionalLong;
 @ApplicationScoped
 public class PoolService {
 
-    @Inject
-    AggregateStore store;
-
-    @Inject
-    PoolProjection projection;
-
-    @Inject
-    Clock clock;
+    @Inject AggregateStore store;
+    @Inject PoolProjection projection;
+    @Inject Clock clock;
 
     /** What an edit did: created the pool, changed it (appended events), or found nothing to change. */
     public record PutResult(boolean created, boolean changed, PoolView pool) {

@@ -45,29 +45,14 @@ import java.util.UUID;
 @ApplicationScoped
 public class EventIngestion {
 
-    @Inject
-    EntityManager em;
-
-    @Inject
-    RuleService rules;
-
-    @Inject
-    RunStarter starter;
-
-    @Inject
-    RunOperations operations;
-
-    @Inject
-    RunQueries runs;
-
-    @Inject
-    WorkflowService workflows;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    Clock clock;
+    @Inject EntityManager em;
+    @Inject RuleService rules;
+    @Inject RunStarter starter;
+    @Inject RunOperations operations;
+    @Inject RunQueries runs;
+    @Inject WorkflowService workflows;
+    @Inject JsonCodec json;
+    @Inject Clock clock;
 
     /** Run and signal idempotency keys with this prefix are the rules' own; clients cannot choose them. */
     public static final String DERIVED_KEY_PREFIX = "event:";

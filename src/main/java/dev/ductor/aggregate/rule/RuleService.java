@@ -32,17 +32,10 @@ import java.util.OptionalLong;
 @ApplicationScoped
 public class RuleService {
 
-    @Inject
-    AggregateStore store;
-
-    @Inject
-    EntityManager em;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    Clock clock;
+    @Inject AggregateStore store;
+    @Inject EntityManager em;
+    @Inject JsonCodec json;
+    @Inject Clock clock;
 
     public record PutResult(boolean created, RuleView rule) {
     }
