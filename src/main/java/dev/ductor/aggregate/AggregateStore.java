@@ -22,16 +22,9 @@ import java.util.List;
 @ApplicationScoped
 public class AggregateStore {
 
-    private final EntityManager em;
-    private final JsonCodec json;
-    private final Clock clock;
-
-    @Inject
-    public AggregateStore(EntityManager em, JsonCodec json, Clock clock) {
-        this.em = em;
-        this.json = json;
-        this.clock = clock;
-    }
+    @Inject EntityManager em;
+    @Inject JsonCodec json;
+    @Inject Clock clock;
 
     /** Appends the events at {@code expectedVersion + 1 ...}; returns the new version. */
     public long append(AggregateKey key, long expectedVersion, List<NewEvent> events, String recordedBy) {

@@ -38,11 +38,8 @@ public class DatabaseClockSync {
     private final Clock wallClock = Clock.systemUTC();
     private volatile Duration reportedSkew;
 
-    @Inject
-    AgroalDataSource dataSource;
-
-    @Inject
-    DuctorConfig config;
+    @Inject AgroalDataSource dataSource;
+    @Inject DuctorConfig config;
 
     /** The clock every bean gets as {@link Clock} (see {@link ClockProducer}). */
     DatabaseClock clock() {

@@ -12,12 +12,7 @@ import java.io.UncheckedIOException;
 @ApplicationScoped
 public class JsonCodec {
 
-    private final ObjectMapper mapper;
-
-    @Inject
-    public JsonCodec(ObjectMapper mapper) {
-        this.mapper = mapper;
-    }
+    @Inject ObjectMapper mapper;
 
     public ObjectMapper mapper() {
         return mapper;

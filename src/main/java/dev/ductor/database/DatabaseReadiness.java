@@ -33,8 +33,7 @@ public class DatabaseReadiness implements HealthCheck {
     static final Duration BOUND = Duration.ofMillis(800);
     private static final String NAME = "Database connections health check";
 
-    @Inject
-    AgroalDataSource dataSource;
+    @Inject AgroalDataSource dataSource;
 
     private final ExecutorService prober = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "ductor-db-readiness");

@@ -31,17 +31,10 @@ import java.time.Duration;
 @ApplicationScoped
 public class DatabaseStartup {
 
-    @Inject
-    DuctorConfig config;
-
-    @Inject
-    Instance<Flyway> flyway;
-
-    @Inject
-    SessionFactory sessionFactory;
-
-    @Inject
-    DatabaseClockSync clockSync;
+    @Inject DuctorConfig config;
+    @Inject Instance<Flyway> flyway;
+    @Inject SessionFactory sessionFactory;
+    @Inject DatabaseClockSync clockSync;
 
     void onStart(@Observes @Priority(StartupOrder.DATABASE) StartupEvent event) throws Exception {
         Duration limit = config.database().startupWait();

@@ -23,8 +23,7 @@ import java.time.Duration;
 @ApplicationScoped
 public class DatabaseStartupWait implements FlywayConfigurationCustomizer {
 
-    @Inject
-    DuctorConfig config;
+    @Inject DuctorConfig config;
 
     @Override
     public void customize(FluentConfiguration configuration) {

@@ -27,12 +27,7 @@ import org.hibernate.Session;
 @ApplicationScoped
 public class IndexLookups {
 
-    private final EntityManager em;
-
-    @Inject
-    public IndexLookups(EntityManager em) {
-        this.em = em;
-    }
+    @Inject EntityManager em;
 
     /** Call first in the transaction, before any statement whose plan it should shape. */
     public void forThisTransaction() {

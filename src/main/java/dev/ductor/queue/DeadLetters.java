@@ -25,12 +25,7 @@ public class DeadLetters {
 
     private static final int MAX_ERROR_LENGTH = 2000;
 
-    private final EntityManager em;
-
-    @Inject
-    public DeadLetters(EntityManager em) {
-        this.em = em;
-    }
+    @Inject EntityManager em;
 
     /**
      * Counts one failed delivery on the items still held with their lease tokens; returns the highest count among

@@ -26,16 +26,9 @@ public class QueueOverview {
     public record Snapshot(Instant at, List<TierLoad> tiers, long leasedTasks) {
     }
 
-    private final EntityManager em;
-    private final Clock clock;
-    private final TierWeights weights;
-
-    @Inject
-    public QueueOverview(EntityManager em, Clock clock, TierWeights weights) {
-        this.em = em;
-        this.clock = clock;
-        this.weights = weights;
-    }
+    @Inject EntityManager em;
+    @Inject Clock clock;
+    @Inject TierWeights weights;
 
     @Transactional
     @SuppressWarnings("unchecked")

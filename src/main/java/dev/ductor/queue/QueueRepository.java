@@ -30,12 +30,7 @@ public class QueueRepository {
     private static final String COLUMNS =
             "id, kind, tenant, tier, run_id, node_id, attempt, handler, pool, payload, requeue_count, lease_token, available_at, deliveries";
 
-    private final EntityManager em;
-
-    @Inject
-    public QueueRepository(EntityManager em) {
-        this.em = em;
-    }
+    @Inject EntityManager em;
 
     private static final String ENQUEUE_SQL = """
             INSERT INTO eec_queue_item (kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key,

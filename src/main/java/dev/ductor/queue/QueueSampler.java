@@ -23,17 +23,10 @@ import java.util.Set;
 @ApplicationScoped
 public class QueueSampler {
 
-    @Inject
-    EntityManager em;
-
-    @Inject
-    DuctorMetrics metrics;
-
-    @Inject
-    Clock clock;
-
-    @Inject
-    TierWeights weights;
+    @Inject EntityManager em;
+    @Inject DuctorMetrics metrics;
+    @Inject Clock clock;
+    @Inject TierWeights weights;
 
     @Scheduled(every = "${ductor.metrics.queue-sample-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)

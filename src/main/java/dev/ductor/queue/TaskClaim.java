@@ -23,13 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
 @ApplicationScoped
 public class TaskClaim {
 
-    private final EntityManager em;
+    @Inject EntityManager em;
     private final Map<String, String> statements = new ConcurrentHashMap<>();
-
-    @Inject
-    public TaskClaim(EntityManager em) {
-        this.em = em;
-    }
 
     /**
      * Claims up to {@code max} unclaimed due tasks fairly: weighted between tiers and even between the tenants

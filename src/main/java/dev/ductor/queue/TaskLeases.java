@@ -21,12 +21,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class TaskLeases {
 
-    private final EntityManager em;
-
-    @Inject
-    public TaskLeases(EntityManager em) {
-        this.em = em;
-    }
+    @Inject EntityManager em;
 
     /** A task taken by its report: what the run needs to know of it. */
     public record Taken(UUID runId, String node, int attempt, String tenant, String tier) {
@@ -43,7 +38,6 @@ public class TaskLeases {
                 .setParameter("tenant", tenant)
                 .executeUpdate() == 1;
     }
-
 
     /**
      * Deletes the task row if, and only if, this lease token still holds it (by this tenant, unless null): the report

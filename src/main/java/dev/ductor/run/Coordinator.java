@@ -30,23 +30,12 @@ public class Coordinator {
 
     private static final Logger LOG = Logger.getLogger(Coordinator.class);
 
-    private final RetryingTick retryingTick;
-    private final TickRetryLane retryLane;
-    private final WakeupRequeuer requeuer;
-    private final DuctorMetrics metrics;
-    private final DuctorConfig config;
-    private final JsonCodec json;
-
-    @Inject
-    public Coordinator(RetryingTick retryingTick, TickRetryLane retryLane, WakeupRequeuer requeuer, DuctorMetrics metrics,
-                       DuctorConfig config, JsonCodec json) {
-        this.json = json;
-        this.retryingTick = retryingTick;
-        this.retryLane = retryLane;
-        this.requeuer = requeuer;
-        this.metrics = metrics;
-        this.config = config;
-    }
+    @Inject RetryingTick retryingTick;
+    @Inject TickRetryLane retryLane;
+    @Inject WakeupRequeuer requeuer;
+    @Inject DuctorMetrics metrics;
+    @Inject DuctorConfig config;
+    @Inject JsonCodec json;
 
     public void process(UUID runId, List<QueueItem> items) {
         List<Input> carried = items.stream()

@@ -34,26 +34,14 @@ public class CoordinatorLoop {
     private static final Logger LOG = Logger.getLogger(CoordinatorLoop.class);
     private static final List<QueueKind> KINDS = List.of(QueueKind.WAKEUP, QueueKind.TIMER);
 
-    private final QueueRepository queue;
-    private final Coordinator coordinator;
-    private final QueueSignal signal;
-    private final FailedDeliveries failedDeliveries;
-    private final DuctorConfig config;
-    private final PodIdentity pod;
-    private final Clock clock;
+    @Inject QueueRepository queue;
+    @Inject Coordinator coordinator;
+    @Inject QueueSignal signal;
+    @Inject FailedDeliveries failedDeliveries;
+    @Inject DuctorConfig config;
+    @Inject PodIdentity pod;
+    @Inject Clock clock;
     private PollingLoops loops;
-
-    @Inject
-    public CoordinatorLoop(QueueRepository queue, Coordinator coordinator, QueueSignal signal, DuctorConfig config,
-                           PodIdentity pod, Clock clock, FailedDeliveries failedDeliveries) {
-        this.failedDeliveries = failedDeliveries;
-        this.queue = queue;
-        this.coordinator = coordinator;
-        this.signal = signal;
-        this.config = config;
-        this.pod = pod;
-        this.clock = clock;
-    }
 
     void start(@Observes StartupEvent event) {
         if (config.coordinator().enabled()) {

@@ -24,18 +24,10 @@ public class FailedDeliveries {
 
     private static final Logger LOG = Logger.getLogger(FailedDeliveries.class);
 
-    private final DeadLetters deadLetters;
-    private final DuctorMetrics metrics;
-    private final DuctorConfig config;
-    private final Clock clock;
-
-    @Inject
-    public FailedDeliveries(DeadLetters deadLetters, DuctorMetrics metrics, DuctorConfig config, Clock clock) {
-        this.deadLetters = deadLetters;
-        this.metrics = metrics;
-        this.config = config;
-        this.clock = clock;
-    }
+    @Inject DeadLetters deadLetters;
+    @Inject DuctorMetrics metrics;
+    @Inject DuctorConfig config;
+    @Inject Clock clock;
 
     /** Records the failed delivery of {@code items}; returns how many items it dead-lettered (0: they come back). */
     @Transactional(Transactional.TxType.REQUIRES_NEW)

@@ -23,12 +23,7 @@ public class ForcedFailures {
     public record ForcedFailure(UUID runId, String workflow, String reason, Instant at, String cause) {
     }
 
-    private final EntityManager em;
-
-    @Inject
-    public ForcedFailures(EntityManager em) {
-        this.em = em;
-    }
+    @Inject EntityManager em;
 
     @Transactional
     @SuppressWarnings("unchecked")

@@ -57,36 +57,18 @@ public class GroupCommit {
         }
     }
 
-    private final QueueRepository queue;
-    private final TaskLeases leases;
-    private final RunRows runs;
-    private final RunLoader loader;
-    private final RunInbox inbox;
-    private final RunHistory history;
-    private final RunOutbox outbox;
-    private final NodeStatesCodec codec;
-    private final JsonCodec json;
-    private final DuctorMetrics metrics;
-    private final Clock clock;
-    private final IndexLookups indexLookups;
-
-    @Inject
-    public GroupCommit(QueueRepository queue, TaskLeases leases, RunRows runs, RunLoader loader, RunInbox inbox, RunHistory history,
-                       RunOutbox outbox, NodeStatesCodec codec, JsonCodec json, DuctorMetrics metrics, Clock clock,
-                       IndexLookups indexLookups) {
-        this.indexLookups = indexLookups;
-        this.queue = queue;
-        this.leases = leases;
-        this.runs = runs;
-        this.loader = loader;
-        this.inbox = inbox;
-        this.history = history;
-        this.outbox = outbox;
-        this.codec = codec;
-        this.json = json;
-        this.metrics = metrics;
-        this.clock = clock;
-    }
+    @Inject QueueRepository queue;
+    @Inject TaskLeases leases;
+    @Inject RunRows runs;
+    @Inject RunLoader loader;
+    @Inject RunInbox inbox;
+    @Inject RunHistory history;
+    @Inject RunOutbox outbox;
+    @Inject NodeStatesCodec codec;
+    @Inject JsonCodec json;
+    @Inject DuctorMetrics metrics;
+    @Inject Clock clock;
+    @Inject IndexLookups indexLookups;
 
     private record Planned(RunRows.Row row, TickResult result, List<StepReport> reports) {
     }

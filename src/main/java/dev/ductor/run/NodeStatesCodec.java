@@ -16,12 +16,7 @@ import java.util.Map;
 @ApplicationScoped
 public class NodeStatesCodec {
 
-    private final JsonCodec json;
-
-    @Inject
-    public NodeStatesCodec(JsonCodec json) {
-        this.json = json;
-    }
+    @Inject JsonCodec json;
 
     public String write(Map<String, NodeState> nodes) {
         ObjectNode out = json.mapper().createObjectNode();

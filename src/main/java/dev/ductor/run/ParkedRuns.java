@@ -19,18 +19,10 @@ public class ParkedRuns {
 
     public static final int MAX_LIMIT = 500;
 
-    private final RunQueries queries;
-    private final DeadLetters deadLetters;
-    private final RunCommitter committer;
-    private final Clock clock;
-
-    @Inject
-    public ParkedRuns(RunQueries queries, DeadLetters deadLetters, RunCommitter committer, Clock clock) {
-        this.queries = queries;
-        this.deadLetters = deadLetters;
-        this.committer = committer;
-        this.clock = clock;
-    }
+    @Inject RunQueries queries;
+    @Inject DeadLetters deadLetters;
+    @Inject RunCommitter committer;
+    @Inject Clock clock;
 
     @Transactional
     public List<DeadLetters.Summary> list(String tenant, Integer limit) {

@@ -22,14 +22,8 @@ import java.util.UUID;
 @ApplicationScoped
 public class RetryingTick {
 
-    private final TickTransaction transaction;
-    private final DuctorMetrics metrics;
-
-    @Inject
-    public RetryingTick(TickTransaction transaction, DuctorMetrics metrics) {
-        this.transaction = transaction;
-        this.metrics = metrics;
-    }
+    @Inject TickTransaction transaction;
+    @Inject DuctorMetrics metrics;
 
     /** {@code attempts} counts the attempts made, so retries are metered without state in this bean. */
     @Retry(maxRetries = 4, delay = 0, jitter = 0, retryOn = RunConflictException.class)

@@ -60,17 +60,10 @@ public class RunChangeFeed {
 
     private final Map<UUID, Set<Subscriber>> subscribers = new ConcurrentHashMap<>();
 
-    @Inject
-    AgroalDataSource dataSource;
-
-    @Inject
-    PodIdentity pod;
-
-    @Inject
-    DuctorConfig config;
-
-    @Inject
-    Config mpConfig;
+    @Inject AgroalDataSource dataSource;
+    @Inject PodIdentity pod;
+    @Inject DuctorConfig config;
+    @Inject Config mpConfig;
 
     private volatile boolean running;
     private volatile boolean listening;

@@ -26,12 +26,7 @@ public class RunHistory {
             INSERT INTO eec_run_transition (run_id, seq, at, node_id, from_state, to_state, cause)
             VALUES (?, ?, ?, ?, ?, ?, ?)""";
 
-    private final EntityManager em;
-
-    @Inject
-    public RunHistory(EntityManager em) {
-        this.em = em;
-    }
+    @Inject EntityManager em;
 
     public void append(UUID runId, List<Transition> transitions, Instant at) {
         append(Map.of(runId, transitions), at);

@@ -24,12 +24,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class RunInbox {
 
-    private final EntityManager em;
-
-    @Inject
-    public RunInbox(EntityManager em) {
-        this.em = em;
-    }
+    @Inject EntityManager em;
 
     /** True when this delivery was new; false when the same dedup key was delivered before. */
     public boolean deliver(UUID runId, InboxKind kind, String dedupKey, String nodeId, Integer attempt, Long taskId,

@@ -23,20 +23,11 @@ import java.util.UUID;
 @ApplicationScoped
 public class RunLoader {
 
-    private final EntityManager em;
-    private final WorkflowService workflows;
-    private final NodeStatesCodec codec;
-    private final RunInbox inbox;
-    private final JsonCodec json;
-
-    @Inject
-    public RunLoader(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, RunInbox inbox, JsonCodec json) {
-        this.em = em;
-        this.workflows = workflows;
-        this.codec = codec;
-        this.inbox = inbox;
-        this.json = json;
-    }
+    @Inject EntityManager em;
+    @Inject WorkflowService workflows;
+    @Inject NodeStatesCodec codec;
+    @Inject RunInbox inbox;
+    @Inject JsonCodec json;
 
     public Optional<LoadedRun> load(UUID runId) {
         WorkflowRunEntity entity = em.find(WorkflowRunEntity.class, runId);

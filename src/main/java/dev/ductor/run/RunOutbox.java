@@ -28,19 +28,10 @@ import java.util.UUID;
 @ApplicationScoped
 public class RunOutbox {
 
-    private final QueueRepository queue;
-    private final QueueSignal signal;
-    private final JsonCodec json;
-    private final TransactionSynchronizationRegistry transactions;
-
-    @Inject
-    public RunOutbox(QueueRepository queue, QueueSignal signal, JsonCodec json,
-                     TransactionSynchronizationRegistry transactions) {
-        this.queue = queue;
-        this.signal = signal;
-        this.json = json;
-        this.transactions = transactions;
-    }
+    @Inject QueueRepository queue;
+    @Inject QueueSignal signal;
+    @Inject JsonCodec json;
+    @Inject TransactionSynchronizationRegistry transactions;
 
     /** The queue rows for one run's effects. */
     public List<NewQueueItem> items(UUID runId, String tenant, String tier, List<Effect> effects) {

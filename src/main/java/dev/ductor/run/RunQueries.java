@@ -35,23 +35,12 @@ public class RunQueries {
     /** {@link RunView#integrity()} of a run whose row fails its checksum. */
     public static final String CORRUPT = "corrupt";
 
-    private final EntityManager em;
-    private final WorkflowService workflows;
-    private final NodeStatesCodec codec;
-    private final JsonCodec json;
-    private final DeadLetters deadLetters;
-    private final TaskLeases leases;
-
-    @Inject
-    public RunQueries(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, JsonCodec json, DeadLetters deadLetters,
-                      TaskLeases leases) {
-        this.deadLetters = deadLetters;
-        this.leases = leases;
-        this.em = em;
-        this.workflows = workflows;
-        this.codec = codec;
-        this.json = json;
-    }
+    @Inject EntityManager em;
+    @Inject WorkflowService workflows;
+    @Inject NodeStatesCodec codec;
+    @Inject JsonCodec json;
+    @Inject DeadLetters deadLetters;
+    @Inject TaskLeases leases;
 
     /** A run that fails verification is refused (a {@code run-state-corrupt} problem), never served as healthy. */
     @Transactional

@@ -75,12 +75,7 @@ public class RunRows {
             VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, 0, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?, ?, ?)
             ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING""";
 
-    private final EntityManager em;
-
-    @Inject
-    public RunRows(EntityManager em) {
-        this.em = em;
-    }
+    @Inject EntityManager em;
 
     /**
      * Inserts the runs in one JDBC batch (one multi-row INSERT on the wire); returns those inserted. A run whose

@@ -1,7 +1,6 @@
 package dev.ductor.run;
 
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
-import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
@@ -20,20 +19,16 @@ public class RunTransitionEntity extends PanacheEntityBase {
     @GeneratedValue(strategy = GenerationType.IDENTITY)
     public Long id;
 
-    @Column(name = "run_id")
     public UUID runId;
 
     public long seq;
 
     public Instant at;
 
-    @Column(name = "node_id")
     public String nodeId;
 
-    @Column(name = "from_state")
     public String fromState;
 
-    @Column(name = "to_state")
     public String toState;
 
     public String cause;

@@ -25,14 +25,9 @@ public class StartBatcher {
     /** The most starts one transaction takes: bounds a commit's size and the wait of the first start in it. */
     static final int MAX_GROUP = 64;
 
-    private final RunStarter starter;
+    @Inject RunStarter starter;
     private final ConcurrentLinkedQueue<Pending> queued = new ConcurrentLinkedQueue<>();
     private final ReentrantLock committing = new ReentrantLock();
-
-    @Inject
-    public StartBatcher(RunStarter starter) {
-        this.starter = starter;
-    }
 
     private static final class Pending {
         final RunStarter.Request request;

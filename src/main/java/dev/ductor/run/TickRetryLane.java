@@ -39,16 +39,10 @@ public class TickRetryLane {
     private static final TypeLiteral<CompletionStage<TickResult>> RESULT = new TypeLiteral<>() {
     };
 
-    private final RetryingTick retryingTick;
-    private final DuctorConfig config;
+    @Inject RetryingTick retryingTick;
+    @Inject DuctorConfig config;
     private ExecutorService threads;
     private Guard guard;
-
-    @Inject
-    public TickRetryLane(RetryingTick retryingTick, DuctorConfig config) {
-        this.retryingTick = retryingTick;
-        this.config = config;
-    }
 
     @PostConstruct
     void start() {

@@ -25,16 +25,9 @@ import java.util.List;
 @ApplicationScoped
 public class WakeupRequeuer {
 
-    private final QueueRepository queue;
-    private final DuctorConfig config;
-    private final Clock clock;
-
-    @Inject
-    public WakeupRequeuer(QueueRepository queue, DuctorConfig config, Clock clock) {
-        this.queue = queue;
-        this.config = config;
-        this.clock = clock;
-    }
+    @Inject QueueRepository queue;
+    @Inject DuctorConfig config;
+    @Inject Clock clock;
 
     public static String key(QueueItem lost, int count) {
         return "requeue:" + lost.runId() + ":" + lost.id() + ":" + count;

@@ -22,15 +22,12 @@ import java.util.UUID;
 public class WorkflowRunEntity extends PanacheEntityBase {
 
     @Id
-    @Column(name = "run_id")
     public UUID runId;
 
     public String tenant;
 
-    @Column(name = "workflow_name")
     public String workflowName;
 
-    @Column(name = "workflow_revision")
     public int workflowRevision;
 
     public String status;
@@ -38,13 +35,10 @@ public class WorkflowRunEntity extends PanacheEntityBase {
     public String tier;
 
     @JdbcTypeCode(SqlTypes.JSON)
-    @Column(name = "node_states")
     public String nodeStates;
 
-    @Column(name = "last_transition_seq")
     public long lastTransitionSeq;
 
-    @Column(name = "state_checksum")
     public String stateChecksum;
 
     @Version
@@ -57,16 +51,13 @@ public class WorkflowRunEntity extends PanacheEntityBase {
     @JdbcTypeCode(SqlTypes.JSON)
     public String output;
 
-    @Column(name = "idempotency_key")
     public String idempotencyKey;
 
     /** Set once at start (rules signal the runs whose correlation key is an event's key); never updated. */
-    @Column(name = "correlation_key", updatable = false)
+    @Column(updatable = false)
     public String correlationKey;
 
-    @Column(name = "created_at")
     public Instant createdAt;
 
-    @Column(name = "updated_at")
     public Instant updatedAt;
 }

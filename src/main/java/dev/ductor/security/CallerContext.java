@@ -12,8 +12,7 @@ public class CallerContext {
     /** The claim that names the caller's tenant, in dev tokens and in those of any identity provider. */
     public static final String TENANT_CLAIM = "tenant";
 
-    @Inject
-    JsonWebToken jwt;
+    @Inject JsonWebToken jwt;
 
     /** The {@code tenant} claim; a token without one may read and change nothing, hence 403. */
     public String tenant() {

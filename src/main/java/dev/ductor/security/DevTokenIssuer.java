@@ -48,8 +48,7 @@ public class DevTokenIssuer {
     @ConfigProperty(name = DIR, defaultValue = DEFAULT_DIR)
     Path dir;
 
-    @Inject
-    Config config;
+    @Inject Config config;
 
     /** The tokens issued at start-up, by role; empty when none were (dev tokens off, or a real key configured). */
     private final Map<String, String> issued = new LinkedHashMap<>();

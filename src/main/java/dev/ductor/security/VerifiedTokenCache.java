@@ -39,8 +39,7 @@ public class VerifiedTokenCache implements JWTParser {
 
     // smallrye-jwt's own parser, by its class: Quarkus' JWT validator injects JWTParser, which is now this bean.
     // (A CDI decorator would be the textbook way, but ArC refuses application decorators on library beans.)
-    @Inject
-    DefaultJWTParser delegate;
+    @Inject DefaultJWTParser delegate;
 
     @Override
     public JsonWebToken parse(String token) throws ParseException {

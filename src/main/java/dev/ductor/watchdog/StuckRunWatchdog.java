@@ -42,27 +42,14 @@ public class StuckRunWatchdog {
     /** Upper bound on one pass, so a pathological backlog cannot pin a scheduler thread for long. */
     private static final int MAX_BATCHES_PER_PASS = 20;
 
-    private final RunQueries runs;
-    private final RunLoader loader;
-    private final Coordinator coordinator;
-    private final QueueRepository queue;
-    private final QueueSignal signal;
-    private final DuctorMetrics metrics;
-    private final DuctorConfig config;
-    private final Clock clock;
-
-    @Inject
-    public StuckRunWatchdog(RunQueries runs, RunLoader loader, Coordinator coordinator, QueueRepository queue,
-                            QueueSignal signal, DuctorMetrics metrics, DuctorConfig config, Clock clock) {
-        this.runs = runs;
-        this.loader = loader;
-        this.coordinator = coordinator;
-        this.queue = queue;
-        this.signal = signal;
-        this.metrics = metrics;
-        this.config = config;
-        this.clock = clock;
-    }
+    @Inject RunQueries runs;
+    @Inject RunLoader loader;
+    @Inject Coordinator coordinator;
+    @Inject QueueRepository queue;
+    @Inject QueueSignal signal;
+    @Inject DuctorMetrics metrics;
+    @Inject DuctorConfig config;
+    @Inject Clock clock;
 
     @Scheduled(every = "${ductor.watchdog.interval:1m}", delayed = "${ductor.watchdog.interval:1m}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP,

@@ -48,40 +48,23 @@ public class InProcessWorker implements LocalSteps {
     /** A claimed task whose lease has less than this left is handed back, not started: it could not finish in time. */
     private static final Duration MIN_LEASE_LEFT = Duration.ofSeconds(1);
 
-    private final TaskClaim claim;
-    private final TaskLeases leases;
-    private final StepHandlers handlers;
-    private final TaskResults results;
-    private final StepReporter reporter;
-    private final QueueSignal signal;
-    private final DuctorConfig config;
-    private final PodIdentity pod;
-    private final JsonCodec json;
-    private final Clock clock;
-    private final TierWeights weights;
+    @Inject TaskClaim claim;
+    @Inject TaskLeases leases;
+    @Inject StepHandlers handlers;
+    @Inject TaskResults results;
+    @Inject StepReporter reporter;
+    @Inject QueueSignal signal;
+    @Inject DuctorConfig config;
+    @Inject PodIdentity pod;
+    @Inject JsonCodec json;
+    @Inject Clock clock;
+    @Inject TierWeights weights;
     private final Map<Long, QueueItem> inFlight = new ConcurrentHashMap<>();
     private volatile boolean running;
     private Semaphore slots;
     private Thread claimer;
     private ExecutorService steps;
     private ScheduledExecutorService heartbeats;
-
-    @Inject
-    public InProcessWorker(TaskClaim claim, TaskLeases leases, StepHandlers handlers, TaskResults results, StepReporter reporter,
-                           QueueSignal signal, DuctorConfig config, PodIdentity pod, JsonCodec json, Clock clock,
-                           TierWeights weights) {
-        this.claim = claim;
-        this.leases = leases;
-        this.handlers = handlers;
-        this.results = results;
-        this.reporter = reporter;
-        this.signal = signal;
-        this.config = config;
-        this.pod = pod;
-        this.json = json;
-        this.clock = clock;
-        this.weights = weights;
-    }
 
     void start(@Observes StartupEvent event) {
         if (!config.worker().enabled()) {

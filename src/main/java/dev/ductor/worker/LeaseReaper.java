@@ -24,18 +24,10 @@ public class LeaseReaper {
 
     private static final int BATCH = 100;
 
-    private final TaskLeases leases;
-    private final TaskResults results;
-    private final DuctorConfig config;
-    private final Clock clock;
-
-    @Inject
-    public LeaseReaper(TaskLeases leases, TaskResults results, DuctorConfig config, Clock clock) {
-        this.leases = leases;
-        this.results = results;
-        this.config = config;
-        this.clock = clock;
-    }
+    @Inject TaskLeases leases;
+    @Inject TaskResults results;
+    @Inject DuctorConfig config;
+    @Inject Clock clock;
 
     @Scheduled(every = "${ductor.worker.reap-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)

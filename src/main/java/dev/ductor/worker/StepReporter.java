@@ -27,20 +27,13 @@ public class StepReporter {
 
     private static final Logger LOG = Logger.getLogger(StepReporter.class);
 
-    private final GroupCommit groupCommit;
-    private final TaskResults results;
-    private final DuctorConfig config;
+    @Inject GroupCommit groupCommit;
+    @Inject TaskResults results;
+    @Inject DuctorConfig config;
     private final LinkedBlockingQueue<StepReport> reports = new LinkedBlockingQueue<>();
     private final List<Thread> committers = new ArrayList<>();
     private volatile boolean running;
     private InProcessWorker worker;
-
-    @Inject
-    public StepReporter(GroupCommit groupCommit, TaskResults results, DuctorConfig config) {
-        this.groupCommit = groupCommit;
-        this.results = results;
-        this.config = config;
-    }
 
     /** Starts the committers; {@code worker} runs the next steps each group commit leases to this pod. */
     void start(InProcessWorker worker) {

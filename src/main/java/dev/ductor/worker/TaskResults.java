@@ -31,22 +31,12 @@ import java.util.UUID;
 @ApplicationScoped
 public class TaskResults {
 
-    private final QueueRepository queue;
-    private final TaskLeases leases;
-    private final RunInbox inbox;
-    private final JsonCodec json;
-    private final QueueSignal signal;
-    private final Clock clock;
-
-    @Inject
-    public TaskResults(QueueRepository queue, TaskLeases leases, RunInbox inbox, JsonCodec json, QueueSignal signal, Clock clock) {
-        this.queue = queue;
-        this.leases = leases;
-        this.inbox = inbox;
-        this.json = json;
-        this.signal = signal;
-        this.clock = clock;
-    }
+    @Inject QueueRepository queue;
+    @Inject TaskLeases leases;
+    @Inject RunInbox inbox;
+    @Inject JsonCodec json;
+    @Inject QueueSignal signal;
+    @Inject Clock clock;
 
     /** {@code tenant} scopes an external worker to its own tasks; null for in-process workers. */
     @Transactional

@@ -27,14 +27,9 @@ public class SampleWorkflows {
     static final List<String> NAMES = List.of("chain3", "fanout", "order", "flaky");
     private static final Logger LOG = Logger.getLogger(SampleWorkflows.class);
 
-    @Inject
-    WorkflowService workflows;
-
-    @Inject
-    JsonCodec json;
-
-    @Inject
-    DuctorConfig config;
+    @Inject WorkflowService workflows;
+    @Inject JsonCodec json;
+    @Inject DuctorConfig config;
 
     void load(@Observes @Priority(StartupOrder.BEFORE_LOOPS) StartupEvent event) throws Exception {
         if (!config.samples()) {

@@ -33,9 +33,7 @@ public class WorkflowDefinitionEntity extends PanacheEntityBase {
     @Column(name = "db_record_version")
     public long dbRecordVersion;
 
-    @Column(name = "created_at")
     public Instant createdAt;
 
-    @Column(name = "updated_at")
     public Instant updatedAt;
 }

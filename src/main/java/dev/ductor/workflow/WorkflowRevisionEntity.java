@@ -1,7 +1,6 @@
 package dev.ductor.workflow;
 
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
-import jakarta.persistence.Column;
 import jakarta.persistence.Embeddable;
 import jakarta.persistence.EmbeddedId;
 import jakarta.persistence.Entity;
@@ -25,7 +24,6 @@ public class WorkflowRevisionEntity extends PanacheEntityBase {
     @JdbcTypeCode(SqlTypes.JSON)
     public String definition;
 
-    @Column(name = "created_at")
     public Instant createdAt;
 
     @Embeddable

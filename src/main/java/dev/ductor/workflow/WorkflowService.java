@@ -38,20 +38,12 @@ public class WorkflowService {
     /** Fields a GET returns that a client may send back unchanged on PUT; they are not part of the definition. */
     private static final List<String> READ_ONLY_FIELDS = List.of("revision", "version", "createdAt", "updatedAt");
 
-    private final EntityManager em;
-    private final JsonCodec json;
-    private final Handlers handlers;
-    private final Clock clock;
+    @Inject EntityManager em;
+    @Inject JsonCodec json;
+    @Inject Handlers handlers;
+    @Inject Clock clock;
     /** Revisions are immutable, so a cache never goes stale. */
     private final Map<WorkflowRevisionEntity.Key, WorkflowDefinition> revisions = new ConcurrentHashMap<>();
-
-    @Inject
-    public WorkflowService(EntityManager em, JsonCodec json, Handlers handlers, Clock clock) {
-        this.em = em;
-        this.json = json;
-        this.handlers = handlers;
-        this.clock = clock;
-    }
 
     public record PutResult(boolean created, StoredWorkflow workflow) {
     }

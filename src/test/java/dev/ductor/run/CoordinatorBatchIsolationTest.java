@@ -107,7 +107,7 @@ class CoordinatorBatchIsolationTest {
         AtomicBoolean retryWaitedInVain = new AtomicBoolean();
         List<Long> loadedAt = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<String> loadedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
-        QuarkusMock.installMockForType(new RunLoader(em, workflows, codec, inbox, json) {
+        RunLoader slowLoader = new RunLoader() {
             @Override
             public Optional<LoadedRun> load(UUID id) {
                 Optional<LoadedRun> loaded = super.load(id);
@@ -128,7 +128,13 @@ class CoordinatorBatchIsolationTest {
                 }
                 return loaded;
             }
-        }, RunLoader.class);
+        };
+        slowLoader.em = em;
+        slowLoader.workflows = workflows;
+        slowLoader.codec = codec;
+        slowLoader.inbox = inbox;
+        slowLoader.json = json;
+        QuarkusMock.installMockForType(slowLoader, RunLoader.class);
         try {
             loop.round();
 

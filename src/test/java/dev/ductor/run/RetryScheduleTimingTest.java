@@ -84,7 +84,7 @@ class RetryScheduleTimingTest {
                 "n0", 99, null, "{\"completed\":true,\"output\":{}}", clock.instant()));
         ExecutorService rivalThread = Executors.newSingleThreadExecutor();
         AtomicInteger racesLost = new AtomicInteger();
-        QuarkusMock.installMockForType(new RunLoader(em, workflows, codec, inbox, json) {
+        RunLoader racingLoader = new RunLoader() {
             @Override
             public Optional<LoadedRun> load(UUID id) {
                 Optional<LoadedRun> loaded = super.load(id);
@@ -93,7 +93,13 @@ class RetryScheduleTimingTest {
                 racesLost.incrementAndGet();
                 return loaded;
             }
-        }, RunLoader.class);
+        };
+        racingLoader.em = em;
+        racingLoader.workflows = workflows;
+        racingLoader.codec = codec;
+        racingLoader.inbox = inbox;
+        racingLoader.json = json;
+        QuarkusMock.installMockForType(racingLoader, RunLoader.class);
         Attempts attempts = new Attempts();
         try {
             RunConflictException exhausted = assertThrows(RunConflictException.class,

@@ -4,6 +4,7 @@ import dev.ductor.aggregate.core.PoolState;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.Query;
 
 import java.time.Instant;
 import java.util.List;
@@ -16,12 +17,7 @@ import java.util.List;
 @ApplicationScoped
 public class PoolProjection {
 
-    private final EntityManager em;
-
-    @Inject
-    public PoolProjection(EntityManager em) {
-        this.em = em;
-    }
+    @Inject EntityManager em;
 
     /** The tenant's pool names, sorted. */
     @SuppressWarnings("unchecked")
@@ -33,30 +29,18 @@ public class PoolProjection {
 
     /** The first row of a new pool; false when a row is already there. */
     public boolean insert(String tenant, String name, PoolState state, Instant now) {
-        return em.createNativeQuery("""
+        return withRow(em.createNativeQuery("""
                         INSERT INTO eec_pool (tenant, name, capacity, paused, db_record_version, updated_at)
                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                        ON CONFLICT (tenant, name) DO NOTHING""")
-                .setParameter(1, tenant)
-                .setParameter(2, name)
-                .setParameter(3, state.capacity())
-                .setParameter(4, state.paused())
-                .setParameter(5, state.version())
-                .setParameter(6, now)
+                        ON CONFLICT (tenant, name) DO NOTHING"""), tenant, name, state, now)
                 .executeUpdate() == 1;
     }
 
     /** Moves the row from {@code expectedVersion} to {@code state}; false when it is not at that version. */
     public boolean update(String tenant, String name, long expectedVersion, PoolState state, Instant now) {
-        return em.createNativeQuery("""
+        return withRow(em.createNativeQuery("""
                         UPDATE eec_pool SET capacity = ?3, paused = ?4, db_record_version = ?5, updated_at = ?6
-                         WHERE tenant = ?1 AND name = ?2 AND db_record_version = ?7""")
-                .setParameter(1, tenant)
-                .setParameter(2, name)
-                .setParameter(3, state.capacity())
-                .setParameter(4, state.paused())
-                .setParameter(5, state.version())
-                .setParameter(6, now)
+                         WHERE tenant = ?1 AND name = ?2 AND db_record_version = ?7"""), tenant, name, state, now)
                 .setParameter(7, expectedVersion)
                 .executeUpdate() == 1;
     }
@@ -69,5 +53,15 @@ public class PoolProjection {
                 .setParameter(2, name)
                 .getResultList();
         return rows.isEmpty() ? 0 : rows.get(0).longValue();
+    }
+
+    /** Binds ?1 to ?6, the row as insert and update both write it. */
+    private static Query withRow(Query query, String tenant, String name, PoolState state, Instant now) {
+        return query.setParameter(1, tenant)
+                .setParameter(2, name)
+                .setParameter(3, state.capacity())
+                .setParameter(4, state.paused())
+                .setParameter(5, state.version())
+                .setParameter(6, now);
     }
 }

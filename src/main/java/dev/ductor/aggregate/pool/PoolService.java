@@ -35,16 +35,9 @@ import java.util.OptionalLong;
 @ApplicationScoped
 public class PoolService {
 
-    private final AggregateStore store;
-    private final PoolProjection projection;
-    private final Clock clock;
-
-    @Inject
-    public PoolService(AggregateStore store, PoolProjection projection, Clock clock) {
-        this.store = store;
-        this.projection = projection;
-        this.clock = clock;
-    }
+    @Inject AggregateStore store;
+    @Inject PoolProjection projection;
+    @Inject Clock clock;
 
     /** What an edit did: created the pool, changed it (appended events), or found nothing to change. */
     public record PutResult(boolean created, boolean changed, PoolView pool) {

@@ -45,27 +45,14 @@ import java.util.UUID;
 @ApplicationScoped
 public class EventIngestion {
 
-    private final EntityManager em;
-    private final RuleService rules;
-    private final RunStarter starter;
-    private final RunOperations operations;
-    private final RunQueries runs;
-    private final WorkflowService workflows;
-    private final JsonCodec json;
-    private final Clock clock;
-
-    @Inject
-    public EventIngestion(EntityManager em, RuleService rules, RunStarter starter, RunOperations operations, RunQueries runs,
-                          WorkflowService workflows, JsonCodec json, Clock clock) {
-        this.runs = runs;
-        this.workflows = workflows;
-        this.em = em;
-        this.rules = rules;
-        this.starter = starter;
-        this.operations = operations;
-        this.json = json;
-        this.clock = clock;
-    }
+    @Inject EntityManager em;
+    @Inject RuleService rules;
+    @Inject RunStarter starter;
+    @Inject RunOperations operations;
+    @Inject RunQueries runs;
+    @Inject WorkflowService workflows;
+    @Inject JsonCodec json;
+    @Inject Clock clock;
 
     /** Run and signal idempotency keys with this prefix are the rules' own; clients cannot choose them. */
     public static final String DERIVED_KEY_PREFIX = "event:";

@@ -33,20 +33,11 @@ import java.util.OptionalLong;
 @ApplicationScoped
 public class RuleService {
 
-    private final AggregateStore store;
-    private final EntityManager em;
-    private final JsonCodec json;
-    private final Clock clock;
-    private final TierWeights tiers;
-
-    @Inject
-    public RuleService(AggregateStore store, EntityManager em, JsonCodec json, Clock clock, TierWeights tiers) {
-        this.tiers = tiers;
-        this.store = store;
-        this.em = em;
-        this.json = json;
-        this.clock = clock;
-    }
+    @Inject AggregateStore store;
+    @Inject EntityManager em;
+    @Inject JsonCodec json;
+    @Inject Clock clock;
+    @Inject TierWeights tiers;
 
     public record PutResult(boolean created, RuleView rule) {
     }
