@@ -4,7 +4,9 @@ import dev.ductor.config.JsonCodec;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.run.core.Effect;
+import dev.ductor.run.core.Input;
 import dev.ductor.run.core.StateChecksum;
+import dev.ductor.run.core.Tick;
 import dev.ductor.run.core.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -14,17 +16,59 @@ import org.hibernate.Session;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Writes a tick's result in the caller's transaction: first the run row through Hibernate's versioned
- * UPDATE ({@link RunRows#write}, so a lost race fails before anything else is written), then the history rows, the outbox
- * (queue rows for every effect, and the superseded attempts of an operator's retry or skip taken off the queue)
- * and the consumed inbox rows. Nothing leaves the database before the
- * commit, so a losing tick leaves no trace and a crash after the commit loses nothing.
+ * The one load, tick, commit shell, for every command that changes a run that exists (a coordinator's tick, an
+ * operator's PATCH), in the caller's transaction: {@link #tick} loads the run (checksum verified) with its pending
+ * inbox, ticks it on that inbox followed by the command's own inputs, and commits the result: first the run row
+ * through Hibernate's versioned UPDATE ({@link RunRows#write}, so a lost race fails, as {@link RunConflictException},
+ * before anything else is written), then the history rows, the outbox (queue rows for every effect, and the
+ * superseded attempts of an operator's retry or skip taken off the queue) and the consumed inbox rows. Nothing leaves
+ * the database before the commit, so a losing tick leaves no trace and a crash after the commit loses nothing.
+ *
+ * <p>What differs between commands is a {@link Command}. What a lost race becomes is the caller's: the coordinator
+ * retries the whole shell, each try in a new transaction ({@link RetryingTick}, which also meters each try, since its
+ * outcome is known only once the transaction ends); the API answers 409. New runs are inserted, not loaded:
+ * {@link RunStarter} ticks them fresh and writes them in batches, sealed by {@link #checksum} and dispatched through
+ * the same {@link RunOutbox}; many runs' step results are {@link GroupCommit}'s.
  */
 @ApplicationScoped
 public class RunCommitter {
+
+    /**
+     * What differs between the commands that tick a run.
+     *
+     * @param after        inputs applied after the run's pending inbox: a coordinator's carried step results, an
+     *                     operator's node actions
+     * @param acting       the caller acts on the outcome even when the tick changes nothing (it acknowledges wakeups)
+     * @param allOrNothing an operator's change: refused as a whole when the run finishes on its pending inbox or the
+     *                     tick refuses one of its actions (the pending inbox alone is committed then, as the
+     *                     coordinator would next); when it changes nothing the row is still resealed
+     * @param tier         the run's new tier, written with the tick, or null
+     */
+    public record Command(List<Input> after, boolean acting, boolean allOrNothing, String tier) {
+
+        /** A coordinator's tick: the results it carries; {@code acking} when it acknowledges wakeups on the outcome. */
+        public static Command coordinator(List<Input> carried, boolean acking) {
+            return new Command(carried, acking, false, null);
+        }
+
+        /** An operator's change: node actions and a new tier (null: unchanged). */
+        public static Command operator(List<Input> actions, String tier) {
+            return new Command(actions, false, true, tier);
+        }
+    }
+
+    /**
+     * What the shell committed: the tick (null when the run is gone or finished: nothing was ticked), and, when an
+     * all-or-nothing command was refused, the tick it was refused on (its {@code refusedActions} say why), else null.
+     */
+    public record Ticked(TickResult committed, TickResult refused) {
+    }
 
     private final EntityManager em;
     private final NodeStatesCodec codec;
@@ -35,10 +79,11 @@ public class RunCommitter {
     private final RunHistory history;
     private final RunOutbox outbox;
     private final RunRows rows;
+    private final RunLoader loader;
 
     @Inject
     public RunCommitter(EntityManager em, NodeStatesCodec codec, QueueRepository queue, RunInbox inbox, JsonCodec json,
-                        QueueSignal signal, RunHistory history, RunOutbox outbox, RunRows rows) {
+                        QueueSignal signal, RunHistory history, RunOutbox outbox, RunRows rows, RunLoader loader) {
         this.rows = rows;
         this.signal = signal;
         this.history = history;
@@ -48,13 +93,67 @@ public class RunCommitter {
         this.queue = queue;
         this.inbox = inbox;
         this.json = json;
+        this.loader = loader;
     }
 
+    /** Load, tick and commit one run for {@code command}, in the caller's transaction. */
+    public Ticked tick(UUID runId, Command command, Instant now) {
+        Optional<LoadedRun> found = loader.load(runId);
+        if (found.isEmpty()) {
+            return new Ticked(null, null);
+        }
+        LoadedRun loaded = found.get();
+        WorkflowRunEntity run = loaded.entity();
+        if (loaded.snapshot().status().isTerminal()) {
+            inbox.drain(runId, now);
+            return new Ticked(null, null);
+        }
+        List<Input> inputs = new ArrayList<>(loaded.inbox());
+        inputs.addAll(command.after());
+        TickResult result = Tick.tick(loaded.snapshot(), inputs, now);
+        TickResult refused = null;
+        if (command.allOrNothing()) {
+            TickResult met = Tick.tick(loaded.snapshot(), loaded.inbox(), now); // the state the change meets
+            if (met.status().isTerminal() || !result.refusedActions().isEmpty()) {
+                refused = result;
+                result = met;
+            }
+        }
+        boolean retier = refused == null && command.tier() != null && !command.tier().equals(run.tier);
+        if (retier) {
+            rows.changeTier(run, command.tier(), now);
+        }
+        if (!result.isNoop()) {
+            commit(loaded, result, now);
+        } else if (refused == null && command.allOrNothing()) {
+            rows.reseal(run, checksum(run.tier, result)); // the checksum covers the tier
+        } else if (refused == null && (command.acting() || !result.discardedInputs().isEmpty())) {
+            confirmUnchanged(loaded);
+        }
+        inbox.markConsumed(result.discardedInputs(), now);
+        if (retier) {
+            // After the versioned UPDATE: a native query before it would auto-flush the row a second time.
+            queue.retier(runId, command.tier());
+        }
+        return new Ticked(result, refused);
+    }
+
+    /** Writes a tick's result on a loaded run: the row by the versioned UPDATE, then its history, outbox and inbox. */
     public void commit(LoadedRun loaded, TickResult result, Instant now) {
         WorkflowRunEntity run = loaded.entity();
         rows.write(run, result.status().name(), codec.write(result.nodes()), result.lastSeq(), json.write(result.output()),
                 checksum(run.tier, result), now);
-        writeConsequences(run.runId, run.tenant, run.tier, result, now);
+        history.append(run.runId, result.transitions(), now);
+        if (result.status().isTerminal()) {
+            queue.deleteForRun(run.runId);
+        } else {
+            for (Effect effect : result.effects()) {
+                if (effect instanceof Effect.SupersedeTasks superseded) {
+                    queue.supersedeTasks(run.runId, superseded.node(), superseded.throughAttempt());
+                }
+            }
+            outbox.write(outbox.items(run.runId, run.tenant, run.tier, result.effects()), now);
+        }
         inbox.markConsumed(result.consumedInputs(), now);
     }
 
@@ -66,7 +165,7 @@ public class RunCommitter {
      * signal's wakeup on the old state, the writer committed a state that waits for the signal, and nothing ever
      * ticked the run again (the lost wakeup found by the chaos trial).
      */
-    public void confirmUnchanged(LoadedRun loaded) {
+    private void confirmUnchanged(LoadedRun loaded) {
         WorkflowRunEntity run = loaded.entity();
         Long current = em.unwrap(Session.class).doReturningWork(connection -> {
             try (PreparedStatement statement = connection.prepareStatement(
@@ -86,21 +185,6 @@ public class RunCommitter {
     static String checksum(String tier, TickResult result) {
         return StateChecksum.of(new StateChecksum.Covered(result.status().name(), result.lastSeq(), tier, result.output(),
                 result.nodes()));
-    }
-
-    /** History and outbox rows of a tick; also used when a run is created with its first tick applied. */
-    void writeConsequences(UUID runId, String tenant, String tier, TickResult result, Instant now) {
-        history.append(runId, result.transitions(), now);
-        if (result.status().isTerminal()) {
-            queue.deleteForRun(runId);
-            return;
-        }
-        for (Effect effect : result.effects()) {
-            if (effect instanceof Effect.SupersedeTasks superseded) {
-                queue.supersedeTasks(runId, superseded.node(), superseded.throughAttempt());
-            }
-        }
-        outbox.write(outbox.items(runId, tenant, tier, result.effects()), now);
     }
 
     /** Wakes this JVM's coordinator loops when the current transaction commits (a wakeup was queued outside a tick). */

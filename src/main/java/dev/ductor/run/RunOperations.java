@@ -9,7 +9,6 @@ import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.RequestFingerprint;
-import dev.ductor.run.core.Tick;
 import dev.ductor.run.core.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -22,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.UUID;
-import java.util.function.Function;
 
 /**
  * Commands on a run from outside: signals and cancellation go to its inbox for the next tick; an operator's
@@ -34,21 +32,17 @@ public class RunOperations {
 
     private final EntityManager em;
     private final RunQueries queries;
-    private final RunLoader loader;
     private final RunCommitter committer;
-    private final RunRows rows;
     private final RunInbox inbox;
     private final QueueRepository queue;
     private final DuctorMetrics metrics;
     private final Clock clock;
 
     @Inject
-    public RunOperations(EntityManager em, RunQueries queries, RunLoader loader, RunCommitter committer, RunRows rows,
-                         RunInbox inbox, QueueRepository queue, DuctorMetrics metrics, Clock clock) {
-        this.rows = rows;
+    public RunOperations(EntityManager em, RunQueries queries, RunCommitter committer, RunInbox inbox,
+                         QueueRepository queue, DuctorMetrics metrics, Clock clock) {
         this.em = em;
         this.queries = queries;
-        this.loader = loader;
         this.committer = committer;
         this.inbox = inbox;
         this.queue = queue;
@@ -152,42 +146,15 @@ public class RunOperations {
         if (!"RUNNING".equals(run.status)) {
             throw PatchRefusedException.runTerminal(runId, run.status, false, queries.view(run), rejected);
         }
-        LoadedRun loaded = loader.load(runId).orElseThrow();
-        Instant now = clock.instant();
-        TickResult met = Tick.tick(loaded.snapshot(), loaded.inbox(), now);
-        if (met.status().isTerminal()) {
-            throw refused(loaded, met, now, current -> PatchRefusedException.runTerminal(runId, met.status().name(), true,
-                    current, rejected));
-        }
-        List<Input> inputs = new ArrayList<>(loaded.inbox());
-        patch.nodes().forEach((node, action) -> inputs.add(new Input.OperatorAction(0, node, action)));
-        TickResult result = Tick.tick(loaded.snapshot(), inputs, now);
-        if (!result.refusedActions().isEmpty()) {
-            throw refused(loaded, met, now, current -> PatchRefusedException.nodeAction(result.refusedActions(), current, rejected));
-        }
-        boolean retier = patch.tier() != null && !patch.tier().equals(run.tier);
-        if (retier) {
-            rows.changeTier(run, patch.tier(), now);
-        }
-        if (!result.isNoop()) {
-            committer.commit(loaded, result, now);
-        } else {
-            rows.reseal(run, RunCommitter.checksum(run.tier, result)); // the checksum covers the tier
-        }
-        if (retier) {
-            // After the versioned UPDATE: a native query before it would auto-flush the row a second time.
-            queue.retier(runId, patch.tier());
+        List<Input> actions = new ArrayList<>();
+        patch.nodes().forEach((node, action) -> actions.add(new Input.OperatorAction(0, node, action)));
+        RunCommitter.Ticked ticked = committer.tick(runId, RunCommitter.Command.operator(actions, patch.tier()), clock.instant());
+        if (ticked.refused() != null) {
+            TickResult met = ticked.committed();
+            throw met.status().isTerminal()
+                    ? PatchRefusedException.runTerminal(runId, met.status().name(), true, queries.view(run), rejected)
+                    : PatchRefusedException.nodeAction(ticked.refused().refusedActions(), queries.view(run), rejected);
         }
         return queries.view(run);
-    }
-
-    /** Commits what the refused change met (the pending results), then names the run as that left it. */
-    private PatchRefusedException refused(LoadedRun loaded, TickResult met, Instant now,
-                                          Function<RunView, PatchRefusedException> refusal) {
-        if (!met.isNoop()) {
-            committer.commit(loaded, met, now);
-        }
-        inbox.markConsumed(met.discardedInputs(), now);
-        return refusal.apply(queries.view(loaded.entity()));
     }
 }

@@ -30,7 +30,7 @@ import java.util.UUID;
  *   <li>{@link #insert}: new runs, at version 0, in one JDBC batch ({@code RunStarter});</li>
  *   <li>{@link #write}, {@link #changeTier}, {@link #reseal}: a loaded run's change, through Hibernate's
  *   {@code @Version} UPDATE at the flush; a stale version raises and is turned into {@link RunConflictException}
- *   ({@code RunCommitter}, {@code RunOperations});</li>
+ *   ({@code RunCommitter}, the one load, tick, commit shell);</li>
  *   <li>{@link #load} and {@link #update}: many runs at once, for the group commit: one SELECT for all of them, and
  *   their versioned UPDATEs as one JDBC batch whose row counts are checked one by one. Plain JDBC on purpose:
  *   Hibernate's flush of a batch raises one exception for the whole batch when a single row lost its race (and marks

@@ -1,0 +1,47 @@
+package dev.ductor.run;
+
+import dev.ductor.support.Fixtures;
+import dev.ductor.support.ManualCoordination;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * An operator's PATCH goes through the same load, tick, commit shell as a coordinator's tick ({@link RunCommitter#tick}),
+ * so what a tick does with the pending inbox it does too. With the coordinator off, only the PATCH ticks the run.
+ */
+@Tag("db")
+@QuarkusTest
+@TestProfile(ManualCoordination.class)
+class PatchIsATickTest {
+
+    private static final String TENANT = "patch-tick";
+    private static final String PARKED = "{\"nodes\":[{\"id\":\"approve\",\"type\":\"signal\",\"signal\":\"approve\"}]}";
+
+    @Inject
+    Fixtures fixtures;
+
+    @Inject
+    RunOperations operations;
+
+    @Test
+    void aTierPatchDropsASignalNoNodeCanWaitForAsACoordinatorTickDoes() {
+        UUID runId = fixtures.start(TENANT, fixtures.define(TENANT, PARKED));
+        operations.signal(TENANT, runId, "nobody", fixtures.json("{}"), "k1");
+
+        operations.patch(TENANT, runId, OptionalLong.of(fixtures.version(runId)), new RunPatch("bulk", Map.of()), null);
+
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND consumed_at IS NULL", runId),
+                "the signal no node waits for is dropped, as a coordinator tick drops it");
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_workflow_run WHERE run_id = ?1 AND tier = 'bulk'"
+                + " AND node_states -> 'approve' ->> 'state' = 'WAITING'", runId), "the tier is changed, the node still waits");
+    }
+}
