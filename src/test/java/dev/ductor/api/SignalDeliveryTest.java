@@ -116,7 +116,6 @@ class SignalDeliveryTest {
         nodes.append("{\"id\":\"close\",\"type\":\"signal\",\"signal\":\"close\"},");
         nodes.append("{\"id\":\"done\",\"type\":\"task\",\"handler\":\"noop\",\"dependsOn\":[").append(all).append(",\"close\"]}");
         String runId = start(define("{\"nodes\":[" + nodes + "]}"));
-        double errorsBefore = registry.counter("ductor.tick", "outcome", "error").count();
 
         int signals = 1000;
         ExecutorService pool = Executors.newFixedThreadPool(16);
@@ -147,7 +146,10 @@ class SignalDeliveryTest {
         System.out.printf("signals: %d signals into one run, %d accepted, absorbed by %d commits%n", signals,
                 Collections.frequency(codes, 202), commitsForTheBurst);
         assertTrue(commitsForTheBurst < waits / 2, "signals were coalesced into few ticks: " + commitsForTheBurst + " commits");
-        assertEquals(errorsBefore, registry.counter("ductor.tick", "outcome", "error").count(), "no tick failed");
+        // No global "no tick failed" count here: ductor.tick{outcome=error} counts every run of the shared test
+        // application, and a corrupt run left by the checksum tests is re-ticked (and fails) every 30 s, so that count
+        // failed this test by chance (CI, 2026-12-02). What this test checks is the burst: every signal accepted,
+        // absorbed by few commits, the run SUCCEEDED, and no signal left unconsumed.
         assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND consumed_at IS NULL",
                 UUID.fromString(runId)), "signals nobody waited for were drained when the run finished");
     }
