@@ -39,7 +39,7 @@ environment (all optional):
   BENCH_TIMEOUT_S      bound of each warm-up and measured batch (default 600)
   BENCH_STARTERS       starter threads of the driver (default 4)
   BENCH_WORKER_CONCURRENCY  the SDK worker's concurrency (default 8: the in-process workers' thread count)
-  BENCH_JVM_OPTS       JVM options of the Ductor pods (default "-Xmx576m -XX:+UseSerialGC", as chain3)
+  BENCH_JVM_OPTS       JVM options of the Ductor pods (default "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75 -XX:+UseSerialGC", as chain3)
   BENCH_WORKER_JVM_OPTS  JVM options of the SDK worker (default: the pods'; a worker pod gets the same JVM)
   BENCH_DRIVER_JVM_OPTS  JVM options of the driver (default "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC", as chain3)
   BENCH_READY_TIMEOUT_S  how long a pod may take to answer ready (default 120)
@@ -68,7 +68,7 @@ ready_timeout=${BENCH_READY_TIMEOUT_S:-120}
 java=${JAVA:-java}
 pg_bin=${BENCH_PG_BIN:-/usr/lib/postgresql/15/bin}
 pg_os_user=${BENCH_PG_OS_USER:-ductorbench}
-read -r -a jvm_opts <<<"${BENCH_JVM_OPTS--Xmx576m -XX:+UseSerialGC}"
+read -r -a jvm_opts <<<"${BENCH_JVM_OPTS--XX:MaxRAM=768m -XX:MaxRAMPercentage=75 -XX:+UseSerialGC}"
 read -r -a worker_jvm_opts <<<"${BENCH_WORKER_JVM_OPTS-${jvm_opts[*]}}"
 read -r -a driver_jvm_opts <<<"${BENCH_DRIVER_JVM_OPTS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
 for n in "$runs" "$warmup" "$timeout_s" "$starters" "$concurrency" "$ready_timeout"; do

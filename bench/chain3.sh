@@ -49,9 +49,11 @@ environment (all optional):
                        chain3-ref-pgss.txt for the reference), pg_stat_activity every 200 ms with a summary
                        (chain3-activity.txt, chain3-ref-activity.txt), and a JFR recording per Ductor pod
                        (chain3-pod<N>.jfr, settings=profile, written when the pod stops)
-  BENCH_JVM_OPTS       JVM options for the Ductor pods (default "-Xmx576m -XX:+UseSerialGC": the JVM a pod of
-                       kubernetes/deployment.yaml gets, whose 768Mi limit with the image's MaxRAMPercentage=75 gives
-                       a 576 MB heap, and below 1792 MB of memory the JVM's own ergonomics choose SerialGC)
+  BENCH_JVM_OPTS       JVM options for the Ductor pods (default "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75
+                       -XX:+UseSerialGC": the heap a pod of kubernetes/deployment.yaml gets, whose 768Mi limit with the
+                       image's MaxRAMPercentage=75 gives a 576 MB maximum and the JVM's default 1/64 a 12 MB initial
+                       heap; below 1792 MB of memory the JVM's own ergonomics choose SerialGC. A bare -Xmx576m on this
+                       24 GiB host started the heap at 384 MB, which no pod does, and that was most of its RSS)
   BENCH_REF_JVM_OPTS   JVM options for the reference service (default: the same as the pods')
   BENCH_DRIVER_JVM_OPTS  JVM options of the load driver (default "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC": with
                        C2, compiling the JDK HTTP client's deep call stack keeps a compiler thread busy for ~3 CPU
@@ -110,7 +112,7 @@ pg_bin=${BENCH_PG_BIN:-/usr/lib/postgresql/15/bin}
 pg_os_user=${BENCH_PG_OS_USER:-ductorbench}
 ductor_db=${BENCH_DUCTOR_DB:-ductor}
 ref_db=${BENCH_REF_DB:-ref}
-read -r -a jvm_opts <<<"${BENCH_JVM_OPTS--Xmx576m -XX:+UseSerialGC}"
+read -r -a jvm_opts <<<"${BENCH_JVM_OPTS--XX:MaxRAM=768m -XX:MaxRAMPercentage=75 -XX:+UseSerialGC}"
 read -r -a ref_jvm_opts <<<"${BENCH_REF_JVM_OPTS-${jvm_opts[*]}}"
 read -r -a driver_jvm_opts <<<"${BENCH_DRIVER_JVM_OPTS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
 case $only in '' | ductor | ref) ;; *) echo "BENCH_ONLY must be ductor or ref" >&2; exit 2 ;; esac

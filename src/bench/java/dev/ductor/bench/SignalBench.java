@@ -107,7 +107,11 @@ class SignalBench {
 
     private final int pairs = intProperty("bench.signals.pairs", 250);
     private final int senders = intProperty("bench.signals.senders", 8);
-    private final int warmupRounds = intProperty("bench.signals.warmup-rounds", 4);
+    /**
+     * 12 rounds (3,000 signals over HTTP): with 4 the HTTP rounds still ran partly interpreted, and took 7 ms of JVM CPU
+     * a signal where the service rounds after them, on a warm JVM, took 1.4.
+     */
+    private final int warmupRounds = intProperty("bench.signals.warmup-rounds", 12);
     private final int rounds = intProperty("bench.signals.rounds", 8);
     private final int serviceRounds = intProperty("bench.signals.service-rounds", 4);
     /** Counts the database's transactions per signal (pg_stat_database, flushed by backends at most every second). */

@@ -2,6 +2,7 @@ package dev.ductor.queue;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.ductor.database.IndexLookups;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -24,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public class TaskClaim {
 
     @Inject EntityManager em;
+    @Inject IndexLookups indexLookups;
     private final Map<String, String> statements = new ConcurrentHashMap<>();
 
     /**
@@ -49,6 +51,7 @@ public class TaskClaim {
     public List<QueueItem> claimTasks(Collection<String> handlers, String tenant, String pool, String owner, int max,
                                       Duration lease, Instant now, TierWeights weights) {
         Filters filters = new Filters(String.join("\u001f", handlers), tenant, pool);
+        indexLookups.genericPlansForThisTransaction();
         var lock = em.createNativeQuery(sql("lock", filters, weights)).setParameter("now", now);
         List<Object[]> lockedPools = filters.bind(lock).getResultList();
 

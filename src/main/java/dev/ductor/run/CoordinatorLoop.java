@@ -18,6 +18,8 @@ import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +43,7 @@ public class CoordinatorLoop {
     @Inject DuctorConfig config;
     @Inject PodIdentity pod;
     @Inject Clock clock;
+    private final RunLanes lanes = new RunLanes();
     private PollingLoops loops;
 
     void start(@Observes StartupEvent event) {
@@ -57,19 +60,43 @@ public class CoordinatorLoop {
         }
     }
 
-    /** One claim and the ticks for it; returns how many items were claimed. */
+    /**
+     * One claim and the ticks for it; returns how many items were claimed. A run another thread of this pod is ticking
+     * is handed to it ({@link RunLanes}); a run handed to this thread while it ticked goes round again after the batch's
+     * other runs, so a hot run does not hold them up.
+     */
     public int round() {
         List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> queue.claim(KINDS, pod.name(),
                 config.coordinator().batchSize(), config.coordinator().lease(), clock.instant()));
         Map<UUID, List<QueueItem>> byRun = claimed.stream()
                 .collect(Collectors.groupingBy(QueueItem::runId, LinkedHashMap::new, Collectors.toList()));
+        Deque<Map.Entry<UUID, List<QueueItem>>> turns = new ArrayDeque<>();
         byRun.forEach((runId, items) -> {
-            try {
-                coordinator.process(runId, items);
-            } catch (RuntimeException e) {
-                failed(runId, items, e);
+            List<QueueItem> mine = lanes.enter(runId, items);
+            if (!mine.isEmpty()) {
+                turns.add(Map.entry(runId, mine));
             }
         });
+        for (Map.Entry<UUID, List<QueueItem>> turn; (turn = turns.poll()) != null; ) {
+            UUID runId = turn.getKey();
+            boolean ticked = false;
+            try {
+                coordinator.process(runId, turn.getValue());
+                ticked = true;
+            } catch (RuntimeException e) {
+                failed(runId, turn.getValue(), e);
+            } finally {
+                if (!ticked) {
+                    lanes.leave(runId);
+                }
+            }
+            if (ticked) {
+                List<QueueItem> handed = lanes.next(runId);
+                if (!handed.isEmpty()) {
+                    turns.add(Map.entry(runId, handed));
+                }
+            }
+        }
         return claimed.size();
     }
 
