@@ -3,14 +3,17 @@ package dev.ductor.queue;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.ductor.database.IndexLookups;
+import dev.ductor.database.NamedSql;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
+import org.hibernate.Session;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,7 +29,7 @@ public class TaskClaim {
 
     @Inject EntityManager em;
     @Inject IndexLookups indexLookups;
-    private final Map<String, String> statements = new ConcurrentHashMap<>();
+    private final Map<String, NamedSql> statements = new ConcurrentHashMap<>();
 
     /**
      * Claims up to {@code max} unclaimed due tasks fairly: weighted between tiers and even between the tenants
@@ -47,42 +50,46 @@ public class TaskClaim {
      * taken before the lock was granted.
      */
     @Transactional(Transactional.TxType.MANDATORY)
-    @SuppressWarnings("unchecked")
     public List<QueueItem> claimTasks(Collection<String> handlers, String tenant, String pool, String owner, int max,
                                       Duration lease, Instant now, TierWeights weights) {
         Filters filters = new Filters(String.join("\u001f", handlers), tenant, pool);
         indexLookups.genericPlansForThisTransaction();
-        var lock = em.createNativeQuery(sql("lock", filters, weights)).setParameter("now", now);
-        List<Object[]> lockedPools = filters.bind(lock).getResultList();
+        Map<String, Object> values = new HashMap<>();
+        filters.bind(values);
+        values.put("now", now);
+        List<Object[]> lockedPools = run(sql("lock", filters, weights), values);
 
-        var query = em.createNativeQuery(sql(lockedPools.isEmpty() ? "claim" : "pooled", filters, weights))
-                .setParameter("now", now)
-                .setParameter("max", max)
-                .setParameter("leaseExpiry", now.plus(lease))
-                .setParameter("owner", owner);
+        values.put("max", max);
+        values.put("leaseExpiry", now.plus(lease));
+        values.put("owner", owner);
         if (!lockedPools.isEmpty()) {
             ArrayNode locked = JsonNodeFactory.instance.arrayNode();
             for (Object[] row : lockedPools) {
                 locked.addObject().put("tenant", (String) row[0]).put("pool", (String) row[1]);
             }
-            query.setParameter("lockedPools", locked.toString());
+            values.put("lockedPools", locked.toString());
         }
-        List<Object[]> rows = filters.bind(query).getResultList();
+        List<Object[]> rows = run(sql(lockedPools.isEmpty() ? "claim" : "pooled", filters, weights), values);
         return rows.stream().map(QueueRepository::toItem).toList();
     }
 
+    /** Plain JDBC on the claim's hot path ({@link NamedSql} says why), in the caller's transaction. */
+    private List<Object[]> run(NamedSql statement, Map<String, Object> values) {
+        return em.unwrap(Session.class).doReturningWork(connection -> statement.query(connection, values));
+    }
+
     /**
-     * The claim's statements, assembled once per shape (which filters, which weights) rather than formatted anew on
-     * every claim: under chain3 the formatting was a tenth of the claiming thread's CPU. At most a handful of shapes
-     * exist (in-process workers, and external workers with or without tenant and pool).
+     * The claim's statements, assembled and parsed once per shape (which filters, which weights) rather than formatted
+     * anew on every claim: under chain3 the formatting was a tenth of the claiming thread's CPU. At most a handful of
+     * shapes exist (in-process workers, and external workers with or without tenant and pool).
      */
-    private String sql(String statement, Filters filters, TierWeights weights) {
+    private NamedSql sql(String statement, Filters filters, TierWeights weights) {
         String key = statement + '|' + filters.sql() + '|' + weights.sqlValues();
-        return statements.computeIfAbsent(key, k -> switch (statement) {
+        return statements.computeIfAbsent(key, k -> NamedSql.parse(switch (statement) {
             case "lock" -> poolLockSql(filters.sql());
             case "claim" -> taskClaimSql(filters.sql(), weights.sqlValues());
             default -> pooledTaskClaimSql(filters.sql(), weights.sqlValues());
-        });
+        }));
     }
 
     /**
@@ -102,15 +109,14 @@ public class TaskClaim {
             return sql;
         }
 
-        jakarta.persistence.Query bind(jakarta.persistence.Query query) {
-            query.setParameter("handlers", handlers);
+        void bind(Map<String, Object> values) {
+            values.put("handlers", handlers);
             if (tenant != null) {
-                query.setParameter("tenant", tenant);
+                values.put("tenant", tenant);
             }
             if (pool != null) {
-                query.setParameter("pool", pool);
+                values.put("pool", pool);
             }
-            return query;
         }
     }
 
