@@ -15,16 +15,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.util.Set;
-
-import static dev.ductor.api.ApiDocumentation.JSON;
 
 /**
  * Events from outside: each is matched against the tenant's rules, which start or signal runs. Accepted once
@@ -34,6 +28,8 @@ import static dev.ductor.api.ApiDocumentation.JSON;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "jwt")
+@APIResponse(responseCode = "401", ref = "unauthorized")
+@APIResponse(responseCode = "403", ref = "forbidden")
 public class EventResource {
 
     private static final int MAX_TYPE_LENGTH = 200;
@@ -46,14 +42,6 @@ public class EventResource {
 
     @POST
     @RolesAllowed(Roles.CLIENT)
-    @Operation(summary = "Send an event (202 with the runs started and signalled); the same idempotencyKey again: 200, no-op")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "order-placed", ref = "event")))
-    @APIResponse(responseCode = "202", description = "Event accepted: the runs started and signalled",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "receipt", ref = "event-receipt")))
-    @APIResponse(responseCode = "200", description = "Same idempotencyKey again: the first delivery's receipt, nothing done",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "duplicate", ref = "event-duplicate")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "422", ref = "idempotency-key-reused")
     public Response post(JsonNode body) {
         EventReceipt receipt = ingestion.ingest(caller.tenant(), parse(body));
         return Response.status(receipt.duplicate() ? 200 : 202).entity(receipt).build();

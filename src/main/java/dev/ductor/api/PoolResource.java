@@ -19,10 +19,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
@@ -34,8 +30,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 
-import static dev.ductor.api.ApiDocumentation.JSON;
-
 /**
  * Pools: how many tasks naming a pool ({@code "pool": "<name>"} on a task node) may be leased at once, across
  * every pod and external worker of the tenant. A pool is event-sourced; its version (the ETag) is its stream's.
@@ -45,6 +39,8 @@ import static dev.ductor.api.ApiDocumentation.JSON;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "jwt")
+@APIResponse(responseCode = "401", ref = "unauthorized")
+@APIResponse(responseCode = "403", ref = "forbidden")
 public class PoolResource {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
@@ -60,15 +56,6 @@ public class PoolResource {
     @PUT
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
-    @Operation(summary = "Create a pool (201) or change it (200, needs If-Match); body {capacity, paused?}")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pool", ref = "pool-put")))
-    @APIResponse(responseCode = "201", description = "Pool created; ETag is its version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "created", ref = "pool")))
-    @APIResponse(responseCode = "200", description = "Pool changed; ETag is its new version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "changed", ref = "pool")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "409", ref = "pool-conflict")
-    @APIResponse(responseCode = "428", ref = "pool-precondition")
     public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         checkName(name);
         OptionalLong expected = Versions.ifMatch(ifMatch);
@@ -94,9 +81,6 @@ public class PoolResource {
 
     @GET
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    @Operation(summary = "All pools of the caller's tenant, by name")
-    @APIResponse(responseCode = "200", description = "The tenant's pools, each with its version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pools", ref = "pool-list")))
     public Map<String, List<PoolView>> list() {
         return Map.of("items", pools.list(caller.tenant()));
     }
@@ -104,11 +88,6 @@ public class PoolResource {
     @GET
     @Path("/{name}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    @Operation(summary = "The pool, with its version as ETag")
-    @APIResponse(responseCode = "200", description = "The pool; ETag is its version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pool", ref = "pool")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "pool-not-found")
     public Response get(@PathParam("name") String name) {
         checkName(name);
         PoolView pool = pools.get(caller.tenant(), name);
@@ -118,11 +97,6 @@ public class PoolResource {
     @GET
     @Path("/{name}/events")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    @Operation(summary = "The pool's event stream in version order: version, type, payload, recordedBy, recordedAt")
-    @APIResponse(responseCode = "200", description = "The pool's events in version order",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "events", ref = "pool-events")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "pool-not-found")
     public List<AggregateEvent> events(@PathParam("name") String name) {
         checkName(name);
         return pools.events(caller.tenant(), name);

@@ -12,10 +12,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
@@ -28,13 +24,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
-import static dev.ductor.api.ApiDocumentation.JSON;
-
 /** Step workers in any language: claim (with long-poll), heartbeat, complete, fail; fenced by lease tokens. */
 @Path("/api/v1/tasks")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "jwt")
+@APIResponse(responseCode = "401", ref = "unauthorized")
+@APIResponse(responseCode = "403", ref = "forbidden")
 @RolesAllowed(Roles.WORKER)
 public class TaskResource {
 
@@ -48,11 +44,6 @@ public class TaskResource {
 
     @POST
     @Path("/claim")
-    @Operation(summary = "Claim up to max due tasks of the given handlers; waits up to waitSeconds when none is due")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claim", ref = "claim")))
-    @APIResponse(responseCode = "200", description = "The claimed tasks (empty when none was due within waitSeconds)",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claimed", ref = "claimed")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
     public List<ExternalTasks.ClaimedTask> claim(JsonNode body) throws InterruptedException {
         CommandBodies.object(body, "{handlers, pool?, workerId, max, waitSeconds?}");
         CommandBodies.onlyFields(body, Set.of("handlers", "pool", "workerId", "max", "waitSeconds"));
@@ -66,13 +57,6 @@ public class TaskResource {
 
     @POST
     @Path("/{taskId}/heartbeat")
-    @Operation(summary = "Extend the lease; 409 when it was lost (stop working on the task)")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "heartbeat", ref = "heartbeat")))
-    @APIResponse(responseCode = "200", description = "Lease extended",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "extended", ref = "heartbeat-ok")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "task-not-found")
-    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> heartbeat(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken}");
         CommandBodies.onlyFields(body, Set.of("leaseToken"));
@@ -86,13 +70,6 @@ public class TaskResource {
 
     @POST
     @Path("/{taskId}/complete")
-    @Operation(summary = "Report success; a repeated identical completion is a no-op; 409 with a stale lease")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "complete", ref = "complete")))
-    @APIResponse(responseCode = "200", description = "Completion recorded (a repeated identical completion is applied once)",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", ref = "recorded")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "task-not-found")
-    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> complete(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken, output?}");
         CommandBodies.onlyFields(body, Set.of("leaseToken", "output"));
@@ -104,13 +81,6 @@ public class TaskResource {
 
     @POST
     @Path("/{taskId}/fail")
-    @Operation(summary = "Report failure; retryable decides whether the node's retry policy may try again")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "fail", ref = "fail")))
-    @APIResponse(responseCode = "200", description = "Failure recorded",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", ref = "recorded")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "task-not-found")
-    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> fail(@PathParam("taskId") String taskId, JsonNode body) {
         CommandBodies.object(body, "{leaseToken, error, retryable}");
         CommandBodies.onlyFields(body, Set.of("leaseToken", "error", "retryable"));
