@@ -1,10 +1,13 @@
 package dev.ductor.api;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ductor.config.Tiers;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.LiveUpdatesOffException;
 import dev.ductor.run.ParkedRuns;
+import dev.ductor.run.RunEventStreams;
 import dev.ductor.run.RunOperations;
 import dev.ductor.run.RunPatch;
 import dev.ductor.run.RunPage;
@@ -36,6 +39,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 
 @Path("/api/v1/runs")
 @Produces(MediaType.APPLICATION_JSON)
@@ -63,6 +67,9 @@ public class RunResource {
     @Inject
     Tiers tiers;
 
+    @Inject
+    ObjectMapper mapper;
+
     @GET
     @Path("/{runId}")
     public Response get(@PathParam("runId") String runId) {
@@ -88,7 +95,40 @@ public class RunResource {
             throw new LiveUpdatesOffException();
         }
         runs.get(caller.tenant(), id); // 404 for another tenant's run, before the stream starts
-        streams.open(caller.tenant(), id, seen, sink, sse);
+        streams.open(caller.tenant(), id, seen, new RunEvents(sink, sse, mapper));
+    }
+
+    /** One stream as server-sent events: event {@code run}, {@code id:} its version, the JSON of GET /runs/{id} as data. */
+    private record RunEvents(SseEventSink sink, Sse sse, ObjectMapper mapper) implements RunEventStreams.Sink {
+
+        @Override
+        public CompletionStage<?> send(RunView run) {
+            String json;
+            try {
+                json = mapper.writeValueAsString(run);
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+            return sink.send(sse.newEventBuilder().name("run").id(Long.toString(run.version()))
+                    .mediaType(MediaType.TEXT_PLAIN_TYPE).data(json).build());
+        }
+
+        @Override
+        public CompletionStage<?> heartbeat() {
+            return sink.send(sse.newEventBuilder().comment("heartbeat").build());
+        }
+
+        @Override
+        public boolean isClosed() {
+            return sink.isClosed();
+        }
+
+        @Override
+        public void close() {
+            if (!sink.isClosed()) {
+                sink.close();
+            }
+        }
     }
 
     @GET
