@@ -1,10 +1,9 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.aggregate.core.RuleValidator;
 import dev.ductor.aggregate.rule.RuleService;
 import dev.ductor.aggregate.rule.RuleView;
-import dev.ductor.error.BadRequestException;
+import dev.ductor.api.Constraints.Name;
 import dev.ductor.security.CallerContext;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -43,10 +42,7 @@ public class RuleResource {
     @PUT
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
-    public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
-        if (!RuleValidator.validName(name)) {
-            throw new BadRequestException("name", "a rule name is 1-100 characters of A-Z a-z 0-9 _ . -");
-        }
+    public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
         RuleService.PutResult result = Versions.saving("Rule '" + name + "'", expected, body,

@@ -3,7 +3,10 @@ package dev.ductor.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ductor.config.Tiers;
+import dev.ductor.api.Constraints.ClientKey;
+import dev.ductor.api.Constraints.KnownTier;
+import dev.ductor.api.Constraints.MaxJsonSize;
+import dev.ductor.api.Constraints.Text;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.LiveUpdatesOffException;
 import dev.ductor.run.ParkedRuns;
@@ -14,9 +17,14 @@ import dev.ductor.run.RunPage;
 import dev.ductor.run.RunQueries;
 import dev.ductor.run.RunView;
 import dev.ductor.run.TransitionView;
+import dev.ductor.run.core.OperatorActions;
 import dev.ductor.security.CallerContext;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -34,10 +42,10 @@ import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 
@@ -65,7 +73,7 @@ public class RunResource {
     RunEventStreams streams;
 
     @Inject
-    Tiers tiers;
+    Bodies bodies;
 
     @Inject
     ObjectMapper mapper;
@@ -150,15 +158,15 @@ public class RunResource {
     @RolesAllowed(Roles.CLIENT)
     @Consumes(MediaType.APPLICATION_JSON)
     public Response signal(@PathParam("runId") String runId, JsonNode body) {
-        CommandBodies.object(body, "{name, payload?, idempotencyKey}");
-        CommandBodies.onlyFields(body, Set.of("name", "payload", "idempotencyKey"));
-        String name = CommandBodies.requiredText(body, "name", 200);
-        String key = CommandBodies.clientKey("idempotencyKey",
-                CommandBodies.requiredText(body, "idempotencyKey", CommandBodies.MAX_KEY_LENGTH));
-        boolean fresh = operations.signal(caller.tenant(), parse(runId), name, CommandBodies.payload(body, "payload"), key);
-        return Response.status(fresh ? 202 : 200)
-                .entity(Map.of("runId", runId, "signal", name, "idempotencyKey", key, "delivered", fresh ? "accepted" : "duplicate"))
-                .build();
+        SignalBody signal = bodies.read(body, SignalBody.class);
+        boolean fresh = operations.signal(caller.tenant(), parse(runId), signal.name(), signal.payload(), signal.idempotencyKey());
+        return Response.status(fresh ? 202 : 200).entity(Map.of("runId", runId, "signal", signal.name(),
+                "idempotencyKey", signal.idempotencyKey(), "delivered", fresh ? "accepted" : "duplicate")).build();
+    }
+
+    @RegisterForReflection
+    public record SignalBody(@NotNull @Text(max = 200) String name, @MaxJsonSize JsonNode payload,
+                             @NotNull @ClientKey String idempotencyKey) {
     }
 
     @POST
@@ -176,10 +184,30 @@ public class RunResource {
     public Response patch(@PathParam("runId") String runId, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         UUID id = parse(runId);
         OptionalLong expected = Versions.ifMatch(ifMatch);
-        RunPatch patch = CommandBodies.patch(body, tiers);
+        RunPatch patch = bodies.read(body, PatchBody.class, "tier", "nodes").toPatch();
         RunView run = Versions.saving("Run " + id, expected, body, () -> operations.patch(caller.tenant(), id, expected, patch, body),
                 () -> runs.get(caller.tenant(), id), RunView::version);
         return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
+    }
+
+    /** {@code {tier?, nodes?: {id: {action: retry|skip}}}}: nodes in the order given; either may be left out, not null. */
+    @RegisterForReflection
+    public record PatchBody(@KnownTier String tier, Map<String, @NotNull @Valid NodeAction> nodes) {
+
+        RunPatch toPatch() {
+            Map<String, OperatorActions.Action> actions = new LinkedHashMap<>();
+            if (nodes != null) {
+                nodes.forEach((node, action) -> actions.put(node, OperatorActions.Action.fromWire(action.action()).orElseThrow()));
+            }
+            if (tier == null && actions.isEmpty()) {
+                throw new BadRequestException(null, "nothing to change: give a tier or node actions");
+            }
+            return new RunPatch(tier, actions);
+        }
+    }
+
+    @RegisterForReflection
+    public record NodeAction(@NotNull @Pattern(regexp = "retry|skip", message = "must be retry or skip") String action) {
     }
 
     static UUID parse(String runId) {

@@ -1,14 +1,21 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.api.Constraints.ClientKey;
+import dev.ductor.api.Constraints.KnownTier;
+import dev.ductor.api.Constraints.MaxJsonSize;
+import dev.ductor.api.Constraints.Name;
+import dev.ductor.api.Constraints.Text;
 import dev.ductor.config.Tiers;
+import dev.ductor.error.BadRequestException;
 import dev.ductor.run.RunStarter;
 import dev.ductor.run.StartBatcher;
+import dev.ductor.run.StartRequest;
 import dev.ductor.security.CallerContext;
 import dev.ductor.workflow.StoredRevision;
 import dev.ductor.workflow.StoredWorkflow;
-import dev.ductor.error.BadRequestException;
 import dev.ductor.workflow.WorkflowService;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -46,13 +53,12 @@ public class WorkflowResource {
     CallerContext caller;
 
     @Inject
-    Tiers tiers;
+    Bodies bodies;
 
     @PUT
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
-    public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
-        WorkflowNames.check(name);
+    public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         java.util.OptionalLong expected = Versions.ifMatch(ifMatch);
         WorkflowService.PutResult result = Versions.saving("Workflow '" + name + "'", expected, body,
                 () -> workflows.put(caller.tenant(), name, body, expected), () -> workflows.get(caller.tenant(), name),
@@ -105,11 +111,21 @@ public class WorkflowResource {
     @Path("/{name}/runs")
     @RolesAllowed(Roles.CLIENT)
     public Response start(@PathParam("name") String name, JsonNode body) {
-        RunStarter.Started started = starts.start(caller.tenant(), name, StartRequests.parse(body, tiers));
+        RunStarter.Started started = starts.start(caller.tenant(), name, bodies.readOptional(body, StartBody.class).toRequest());
         // The Location is the path itself (RFC 9110 allows a relative reference): resolving it against the request's
         // URI, as Response.created does, was a twentieth of a start's CPU on the hot path.
         return Response.status(started.created() ? Response.Status.CREATED : Response.Status.OK)
                 .header("Location", "/api/v1/runs/" + started.run().runId())
                 .header("ETag", Versions.etag(started.run().version())).entity(started.run()).build();
+    }
+
+    /** {@code correlationKey} is what event rules with a {@code signal} action find the run by (aggregate/rule/rules.md). */
+    @RegisterForReflection
+    public record StartBody(@MaxJsonSize JsonNode input, @ClientKey String idempotencyKey, @KnownTier String tier,
+                            @Text(max = 200) String correlationKey) {
+
+        StartRequest toRequest() {
+            return new StartRequest(input, idempotencyKey, tier == null ? Tiers.DEFAULT : tier, correlationKey);
+        }
     }
 }
