@@ -122,9 +122,9 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public Response unexpected(Exception e, UriInfo uri) {
-        if (isDataException(e)) {
-            // SQLSTATE class 22: the input holds something PostgreSQL cannot store (a NUL character, say).
-            // The transaction rolled back, so nothing was applied.
+        if (DatabaseOutage.isDataException(e)) {
+            // The input holds something PostgreSQL cannot store (a NUL character, say). The transaction rolled back,
+            // so nothing was applied.
             return respond(Problem.of("bad-request", "Bad request", 400,
                     "the request holds a value that cannot be stored (for example a NUL character); nothing was applied",
                     path(uri), Map.of()));
@@ -163,15 +163,6 @@ public class ProblemMapper {
     private static boolean isClientHangUp(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (cause instanceof io.vertx.core.http.HttpClosedException || cause instanceof java.nio.channels.ClosedChannelException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean isDataException(Throwable e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("22")) {
                 return true;
             }
         }

@@ -8,7 +8,6 @@ import dev.ductor.api.Constraints.KnownTier;
 import dev.ductor.api.Constraints.MaxJsonSize;
 import dev.ductor.api.Constraints.Text;
 import dev.ductor.error.BadRequestException;
-import dev.ductor.error.LiveUpdatesOffException;
 import dev.ductor.run.ParkedRuns;
 import dev.ductor.run.RunEventStreams;
 import dev.ductor.run.RunOperations;
@@ -97,13 +96,7 @@ public class RunResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public void events(@PathParam("runId") String runId, @HeaderParam("Last-Event-ID") String lastEventId,
                        @Context SseEventSink sink, @Context Sse sse) {
-        UUID id = parse(runId);
-        Long seen = parseLastEventId(lastEventId);
-        if (!streams.enabled()) {
-            throw new LiveUpdatesOffException();
-        }
-        runs.get(caller.tenant(), id); // 404 for another tenant's run, before the stream starts
-        streams.open(caller.tenant(), id, seen, new RunEvents(sink, sse, mapper));
+        streams.open(caller.tenant(), parse(runId), parseLastEventId(lastEventId), new RunEvents(sink, sse, mapper));
     }
 
     /** One stream as server-sent events: event {@code run}, {@code id:} its version, the JSON of GET /runs/{id} as data. */

@@ -2,6 +2,7 @@ package dev.ductor.run;
 
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.StartupOrder;
+import dev.ductor.error.LiveUpdatesOffException;
 import dev.ductor.error.NotFoundException;
 import dev.ductor.run.core.RunStatus;
 import io.quarkus.runtime.ShutdownEvent;
@@ -77,9 +78,6 @@ public class RunEventStreams {
         }
     }
 
-    public boolean enabled() {
-        return feed.enabled();
-    }
 
     /** Open streams in this pod (tests and curious operators). */
     public int openStreams() {
@@ -89,9 +87,14 @@ public class RunEventStreams {
     /**
      * Starts streaming: subscribe first, then read and send the current state, so no commit falls between the two.
      * {@code lastEventId} is the version the client already has (an EventSource's {@code Last-Event-ID}); that
-     * version is not sent again.
+     * version is not sent again. Refused before anything is sent when this pod has no change feed (503), or the run is
+     * not the tenant's (404).
      */
     public void open(String tenant, UUID runId, Long lastEventId, Sink sink) {
+        if (!feed.enabled()) {
+            throw new LiveUpdatesOffException();
+        }
+        runs.get(tenant, runId);
         Stream stream = new Stream(tenant, runId, sink, lastEventId == null ? -1 : lastEventId);
         open.add(stream);
         stream.subscription = feed.subscribe(runId, stream);
