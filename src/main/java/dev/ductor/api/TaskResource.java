@@ -81,7 +81,7 @@ public class TaskResource {
     @POST
     @Path("/{taskId}/fail")
     public Map<String, Object> fail(@PathParam("taskId") String taskId, JsonNode body) {
-        FailBody fail = bodies.read(body, FailBody.class);
+        FailBody fail = bodies.read(body, FailBody.class, "retryable");
         tasks.fail(caller.tenant(), taskId, parseTaskId(taskId), fail.leaseToken(), fail.error(),
                 fail.retryable() == null || fail.retryable());
         return Map.of("taskId", taskId, "recorded", true);
@@ -105,7 +105,7 @@ public class TaskResource {
     public record CompleteBody(@NotNull UUID leaseToken, @MaxJsonSize JsonNode output) {
     }
 
-    /** {@code retryable} left out is true: the node's retry policy decides. */
+    /** {@code retryable} left out (not null) is true: the node's retry policy decides. */
     @RegisterForReflection
     public record FailBody(@NotNull UUID leaseToken, @NotNull @Text(max = 4000) String error, Boolean retryable) {
     }

@@ -7,7 +7,6 @@ import dev.ductor.api.Constraints.MaxJsonSize;
 import dev.ductor.api.Constraints.Name;
 import dev.ductor.api.Constraints.Text;
 import dev.ductor.config.Tiers;
-import dev.ductor.error.BadRequestException;
 import dev.ductor.run.RunStarter;
 import dev.ductor.run.StartBatcher;
 import dev.ductor.run.StartRequest;
@@ -18,6 +17,7 @@ import dev.ductor.workflow.WorkflowService;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
+import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -34,6 +34,7 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 
 @Path("/api/v1/workflows")
 @Produces(MediaType.APPLICATION_JSON)
@@ -59,7 +60,7 @@ public class WorkflowResource {
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
     public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
-        java.util.OptionalLong expected = Versions.ifMatch(ifMatch);
+        OptionalLong expected = Versions.ifMatch(ifMatch);
         WorkflowService.PutResult result = Versions.saving("Workflow '" + name + "'", expected, body,
                 () -> workflows.put(caller.tenant(), name, body, expected), () -> workflows.get(caller.tenant(), name),
                 StoredWorkflow::version);
@@ -94,17 +95,9 @@ public class WorkflowResource {
     @GET
     @Path("/{name}/revisions/{revision}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    public StoredRevision revision(@PathParam("name") String name, @PathParam("revision") String revision) {
-        int number;
-        try {
-            number = Integer.parseInt(revision);
-        } catch (NumberFormatException e) {
-            throw new BadRequestException("revision", "revision must be a positive whole number");
-        }
-        if (number < 1) {
-            throw new BadRequestException("revision", "revision must be a positive whole number");
-        }
-        return workflows.storedRevision(caller.tenant(), name, number);
+    public StoredRevision revision(@PathParam("name") String name, @PathParam("revision")
+            @Pattern(regexp = "0*[1-9][0-9]{0,8}", message = "must be a positive whole number") String revision) {
+        return workflows.storedRevision(caller.tenant(), name, Integer.parseInt(revision));
     }
 
     @POST
