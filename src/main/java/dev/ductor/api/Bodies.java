@@ -30,7 +30,7 @@ import java.util.stream.Collectors;
 /**
  * Reads a request body into its record, then validates the record with Hibernate Validator. Strictly, as the API
  * always has: an unknown field is refused and named, a number is never read from text nor text from a number or a
- * boolean, and a fraction is no whole number.
+ * boolean, a fraction is no whole number, and a null is refused where the caller says it may only be left out.
  * Trailing JSON and exact numbers are the application's ({@code config/StrictJson}) and hold here too.
  *
  * <p>The strictness belongs to these records alone: the mapper is a copy, so workflow and rule definitions (whose own
