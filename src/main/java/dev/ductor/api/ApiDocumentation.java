@@ -10,13 +10,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Completes the OpenAPI document from the shared parts of {@code META-INF/openapi.yaml}: every secured operation
- * answers 401 and 403 alike, and each named response and example ({@code ref = "run-not-found"}) is written out in
- * place, so each operation in {@code /q/openapi} reads complete on its own.
+ * Completes the OpenAPI document from the shared parts of {@code META-INF/openapi.yaml}: each named response and example
+ * ({@code $ref: '#/components/responses/run-not-found'}) is written out in place, so each operation in
+ * {@code /q/openapi} reads complete on its own.
  */
 public class ApiDocumentation implements OASFilter {
 
-    static final String JSON = "application/json";
     private static final String RESPONSES = "#/components/responses/";
     private static final String EXAMPLES = "#/components/examples/";
 
@@ -26,10 +25,6 @@ public class ApiDocumentation implements OASFilter {
         Map<String, Example> examples = openAPI.getComponents().getExamples();
         responses.values().forEach(response -> inline(response.getContent(), examples));
         openAPI.getPaths().getPathItems().values().forEach(path -> path.getOperations().values().forEach(operation -> {
-            if (operation.getSecurity() != null && !operation.getSecurity().isEmpty()) {
-                operation.getResponses().addAPIResponse("401", responses.get("unauthorized"));
-                operation.getResponses().addAPIResponse("403", responses.get("forbidden"));
-            }
             new LinkedHashMap<>(operation.getResponses().getAPIResponses()).forEach((code, response) -> {
                 if (response.getRef() != null) {
                     operation.getResponses().addAPIResponse(code, require(responses, response.getRef().substring(RESPONSES.length())));

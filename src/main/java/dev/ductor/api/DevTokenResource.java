@@ -8,15 +8,10 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 import java.util.Map;
 import java.util.TreeMap;
-
-import static dev.ductor.api.ApiDocumentation.JSON;
 
 /**
  * The console's dev sign-in: the tokens start-up already logged and wrote to {@code .ductor/dev-tokens/}, handed out
@@ -27,6 +22,7 @@ import static dev.ductor.api.ApiDocumentation.JSON;
 @Path("/api/v1/dev-tokens")
 @Produces(MediaType.APPLICATION_JSON)
 @PermitAll
+@APIResponse(responseCode = "404", ref = "dev-tokens-off")
 public class DevTokenResource {
 
     @Inject
@@ -36,10 +32,6 @@ public class DevTokenResource {
     }
 
     @GET
-    @Operation(summary = "Dev and embedded mode only: the dev token per role for tenant demo (404 elsewhere)")
-    @APIResponse(responseCode = "200", description = "A token per role (admin, operator, client, worker)",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "dev-tokens", ref = "dev-tokens")))
-    @APIResponse(responseCode = "404", ref = "dev-tokens-off")
     public DevTokens get() {
         Map<String, String> issued = issuer.issued();
         if (issued.isEmpty()) {

@@ -1,30 +1,24 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.aggregate.core.RuleValidator;
 import dev.ductor.aggregate.rule.EventIngestion;
 import dev.ductor.aggregate.rule.EventReceipt;
 import dev.ductor.aggregate.rule.IncomingEvent;
-import dev.ductor.error.BadRequestException;
+import dev.ductor.api.Constraints.MaxJsonSize;
+import dev.ductor.api.Constraints.Text;
 import dev.ductor.security.CallerContext;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
+import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
-
-import java.util.Set;
-
-import static dev.ductor.api.ApiDocumentation.JSON;
 
 /**
  * Events from outside: each is matched against the tenant's rules, which start or signal runs. Accepted once
@@ -34,9 +28,9 @@ import static dev.ductor.api.ApiDocumentation.JSON;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "jwt")
+@APIResponse(responseCode = "401", ref = "unauthorized")
+@APIResponse(responseCode = "403", ref = "forbidden")
 public class EventResource {
-
-    private static final int MAX_TYPE_LENGTH = 200;
 
     @Inject
     EventIngestion ingestion;
@@ -44,41 +38,20 @@ public class EventResource {
     @Inject
     CallerContext caller;
 
+    @Inject
+    Bodies bodies;
+
     @POST
     @RolesAllowed(Roles.CLIENT)
-    @Operation(summary = "Send an event (202 with the runs started and signalled); the same idempotencyKey again: 200, no-op")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "order-placed", ref = "event")))
-    @APIResponse(responseCode = "202", description = "Event accepted: the runs started and signalled",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "receipt", ref = "event-receipt")))
-    @APIResponse(responseCode = "200", description = "Same idempotencyKey again: the first delivery's receipt, nothing done",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "duplicate", ref = "event-duplicate")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "422", ref = "idempotency-key-reused")
     public Response post(JsonNode body) {
-        EventReceipt receipt = ingestion.ingest(caller.tenant(), parse(body));
+        EventBody event = bodies.read(body, EventBody.class);
+        EventReceipt receipt = ingestion.ingest(caller.tenant(),
+                new IncomingEvent(event.type(), event.key(), event.payload(), event.idempotencyKey()));
         return Response.status(receipt.duplicate() ? 200 : 202).entity(receipt).build();
     }
 
-    static IncomingEvent parse(JsonNode body) {
-        CommandBodies.object(body, "{type, key?, payload?, idempotencyKey}");
-        CommandBodies.onlyFields(body, new java.util.TreeSet<>(Set.of("type", "key", "payload", "idempotencyKey")));
-        for (String field : Set.of("type", "key", "payload", "idempotencyKey")) {
-            String unstorable = RuleValidator.unstorable(body.get(field));
-            if (unstorable != null) {
-                throw new BadRequestException(field, field + " " + unstorable);
-            }
-        }
-        String type = CommandBodies.requiredText(body, "type", MAX_TYPE_LENGTH);
-        String key = null;
-        JsonNode keyJson = body.get("key");
-        if (keyJson != null && !keyJson.isNull()) {
-            if (!keyJson.isTextual() || keyJson.asText().isBlank() || keyJson.asText().length() > CommandBodies.MAX_KEY_LENGTH) {
-                throw new BadRequestException("key", "key must be a non-blank string of at most " + CommandBodies.MAX_KEY_LENGTH
-                        + " characters");
-            }
-            key = keyJson.asText();
-        }
-        String idempotencyKey = CommandBodies.requiredText(body, "idempotencyKey", CommandBodies.MAX_KEY_LENGTH);
-        return new IncomingEvent(type, key, CommandBodies.payload(body, "payload"), idempotencyKey);
+    @RegisterForReflection
+    public record EventBody(@NotNull @Text(max = 200) String type, @Text(max = 200) String key, @MaxJsonSize JsonNode payload,
+                            @NotNull @Text(max = 200) String idempotencyKey) {
     }
 }

@@ -1,15 +1,19 @@
 package dev.ductor.api;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.aggregate.core.AggregateEvent;
 import dev.ductor.aggregate.core.PoolCommands;
 import dev.ductor.aggregate.pool.PoolService;
 import dev.ductor.aggregate.pool.PoolView;
+import dev.ductor.api.Constraints.Name;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.StaleVersionException;
 import dev.ductor.security.CallerContext;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
+import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -19,22 +23,14 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.hibernate.validator.constraints.Range;
 
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Pattern;
-
-import static dev.ductor.api.ApiDocumentation.JSON;
 
 /**
  * Pools: how many tasks naming a pool ({@code "pool": "<name>"} on a task node) may be leased at once, across
@@ -45,11 +41,9 @@ import static dev.ductor.api.ApiDocumentation.JSON;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "jwt")
+@APIResponse(responseCode = "401", ref = "unauthorized")
+@APIResponse(responseCode = "403", ref = "forbidden")
 public class PoolResource {
-
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
-    /** What a client may send: the settings, plus the read-only fields of a GET, so a read pool can be sent back. */
-    private static final Set<String> FIELDS = new TreeSet<>(Set.of("capacity", "paused", "name", "version", "createdAt", "updatedAt"));
 
     @Inject
     PoolService pools;
@@ -57,32 +51,22 @@ public class PoolResource {
     @Inject
     CallerContext caller;
 
+    @Inject
+    Bodies bodies;
+
     @PUT
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
-    @Operation(summary = "Create a pool (201) or change it (200, needs If-Match); body {capacity, paused?}")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pool", ref = "pool-put")))
-    @APIResponse(responseCode = "201", description = "Pool created; ETag is its version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "created", ref = "pool")))
-    @APIResponse(responseCode = "200", description = "Pool changed; ETag is its new version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "changed", ref = "pool")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "409", ref = "pool-conflict")
-    @APIResponse(responseCode = "428", ref = "pool-precondition")
-    public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
-        checkName(name);
+    public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
-        CommandBodies.object(body, "{capacity, paused?}");
-        CommandBodies.onlyFields(body, FIELDS);
-        int capacity = capacity(body.get("capacity"));
-        Boolean paused = paused(body.get("paused"));
-        if (body.has("name") && !(body.get("name").isTextual() && body.get("name").asText().equals(name))) {
+        PoolBody pool = bodies.read(body, PoolBody.class);
+        if (body.has("name") && !name.equals(body.get("name").textValue())) {
             throw new BadRequestException("name", "name in the body, when sent, must be the pool's name from the path: " + name);
         }
         String tenant = caller.tenant();
         PoolService.PutResult result;
         try { // not through Versions.saving: a create that lost to another create has no version, PoolService words that 409
-            result = pools.put(tenant, name, capacity, paused, expected, caller.subject(), body);
+            result = pools.put(tenant, name, pool.capacity().intValue(), pool.paused(), expected, caller.subject(), body);
         } catch (StaleVersionException lost) {
             throw pools.lostRace(tenant, name, expected, body);
         }
@@ -94,9 +78,6 @@ public class PoolResource {
 
     @GET
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    @Operation(summary = "All pools of the caller's tenant, by name")
-    @APIResponse(responseCode = "200", description = "The tenant's pools, each with its version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pools", ref = "pool-list")))
     public Map<String, List<PoolView>> list() {
         return Map.of("items", pools.list(caller.tenant()));
     }
@@ -104,13 +85,7 @@ public class PoolResource {
     @GET
     @Path("/{name}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    @Operation(summary = "The pool, with its version as ETag")
-    @APIResponse(responseCode = "200", description = "The pool; ETag is its version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "pool", ref = "pool")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "pool-not-found")
-    public Response get(@PathParam("name") String name) {
-        checkName(name);
+    public Response get(@PathParam("name") @Name String name) {
         PoolView pool = pools.get(caller.tenant(), name);
         return Response.ok(pool).header("ETag", Versions.etag(pool.version())).build();
     }
@@ -118,38 +93,18 @@ public class PoolResource {
     @GET
     @Path("/{name}/events")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    @Operation(summary = "The pool's event stream in version order: version, type, payload, recordedBy, recordedAt")
-    @APIResponse(responseCode = "200", description = "The pool's events in version order",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "events", ref = "pool-events")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "pool-not-found")
-    public List<AggregateEvent> events(@PathParam("name") String name) {
-        checkName(name);
+    public List<AggregateEvent> events(@PathParam("name") @Name String name) {
         return pools.events(caller.tenant(), name);
     }
 
-    private static void checkName(String name) {
-        if (!NAME.matcher(name).matches()) {
-            throw new BadRequestException("name", "a pool name is 1-100 characters of A-Z a-z 0-9 _ . -");
-        }
-    }
-
-    private static int capacity(JsonNode value) {
-        if (value == null || !value.isIntegralNumber() || !value.canConvertToInt()
-                || value.intValue() < PoolCommands.MIN_CAPACITY || value.intValue() > PoolCommands.MAX_CAPACITY) {
-            throw new BadRequestException("capacity", "capacity must be a whole number from " + PoolCommands.MIN_CAPACITY
-                    + " to " + PoolCommands.MAX_CAPACITY + " (the most tasks of this pool leased at once)");
-        }
-        return value.intValue();
-    }
-
-    private static Boolean paused(JsonNode value) {
-        if (value == null || value.isNull()) {
-            return null;
-        }
-        if (!value.isBoolean()) {
-            throw new BadRequestException("paused", "paused must be true or false (leave it out to keep the current setting)");
-        }
-        return value.booleanValue();
+    /**
+     * {@code {capacity, paused?}}; {@code paused} left out keeps the current setting. What a GET shows may be sent back:
+     * its read-only fields are let through, and a {@code name} must be the path's.
+     */
+    @RegisterForReflection
+    @JsonIgnoreProperties({"name", "version", "createdAt", "updatedAt"})
+    public record PoolBody(@NotNull @Range(min = PoolCommands.MIN_CAPACITY, max = PoolCommands.MAX_CAPACITY,
+            message = "must be a whole number from {min} to {max} (the most tasks of this pool leased at once)") Long capacity,
+                           Boolean paused) {
     }
 }

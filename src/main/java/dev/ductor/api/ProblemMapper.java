@@ -3,19 +3,24 @@ package dev.ductor.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import dev.ductor.database.DatabaseOutage;
+import dev.ductor.error.BadRequestException;
 import dev.ductor.error.DuctorException;
 import dev.ductor.workflow.model.InvalidDefinitionException;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
+import jakarta.validation.ConstraintViolation;
 import jakarta.validation.ConstraintViolationException;
+import jakarta.validation.ElementKind;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
+import java.util.Comparator;
 import java.util.Map;
+import java.util.StringJoiner;
 
 /**
  * The one place where exceptions become HTTP responses, always as {@code application/problem+json}.
@@ -61,9 +66,31 @@ public class ProblemMapper {
         return unreadableJson(e, uri);
     }
 
+    /**
+     * A request body's record ({@link Bodies}) or a path parameter broke a constraint: a 400 naming the field, worded
+     * "field + message" ("idempotencyKey must be ..."). One at a time, as a client fixes them, and the same one for the
+     * same request: the first by path.
+     */
     @ServerExceptionMapper
     public Response invalid(ConstraintViolationException e, UriInfo uri) {
-        return respond(Problem.of("bad-request", "Bad request", 400, e.getMessage(), path(uri), Map.of()));
+        ConstraintViolation<?> first = e.getConstraintViolations().stream()
+                .min(Comparator.comparing(violation -> violation.getPropertyPath().toString())).orElseThrow();
+        String field = field(first.getPropertyPath());
+        return ductor(new BadRequestException(field, field + " " + first.getMessage()), uri);
+    }
+
+    /** {@code nodes.gate.action}: the body's field names and map keys; a parameter's name; no list indexes. */
+    private static String field(jakarta.validation.Path path) {
+        StringJoiner field = new StringJoiner(".");
+        for (jakarta.validation.Path.Node node : path) {
+            if (node.getKey() != null) {
+                field.add(node.getKey().toString());
+            }
+            if (node.getKind() == ElementKind.PROPERTY || node.getKind() == ElementKind.PARAMETER) {
+                field.add(node.getName());
+            }
+        }
+        return field.toString();
     }
 
     @ServerExceptionMapper({UnauthorizedException.class, AuthenticationFailedException.class})
@@ -95,9 +122,9 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public Response unexpected(Exception e, UriInfo uri) {
-        if (isDataException(e)) {
-            // SQLSTATE class 22: the input holds something PostgreSQL cannot store (a NUL character, say).
-            // The transaction rolled back, so nothing was applied.
+        if (DatabaseOutage.isDataException(e)) {
+            // The input holds something PostgreSQL cannot store (a NUL character, say). The transaction rolled back,
+            // so nothing was applied.
             return respond(Problem.of("bad-request", "Bad request", 400,
                     "the request holds a value that cannot be stored (for example a NUL character); nothing was applied",
                     path(uri), Map.of()));
@@ -136,15 +163,6 @@ public class ProblemMapper {
     private static boolean isClientHangUp(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (cause instanceof io.vertx.core.http.HttpClosedException || cause instanceof java.nio.channels.ClosedChannelException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean isDataException(Throwable e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("22")) {
                 return true;
             }
         }

@@ -1,10 +1,9 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.aggregate.core.RuleValidator;
 import dev.ductor.aggregate.rule.RuleService;
 import dev.ductor.aggregate.rule.RuleView;
-import dev.ductor.error.BadRequestException;
+import dev.ductor.api.Constraints.Name;
 import dev.ductor.security.CallerContext;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -17,10 +16,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
@@ -29,13 +24,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
-import static dev.ductor.api.ApiDocumentation.JSON;
-
 /** Event rules: {@code PUT} creates (201) or replaces (200, needs If-Match) a rule; {@code GET} shows it with its ETag. */
 @Path("/api/v1/rules")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "jwt")
+@APIResponse(responseCode = "401", ref = "unauthorized")
+@APIResponse(responseCode = "403", ref = "forbidden")
 public class RuleResource {
 
     @Inject
@@ -47,19 +42,7 @@ public class RuleResource {
     @PUT
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
-    @Operation(summary = "Create a rule (201) or replace it (200, needs If-Match with its version)")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "start-on-event", ref = "rule-put")))
-    @APIResponse(responseCode = "201", description = "Rule created; ETag is its version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "created", ref = "rule")))
-    @APIResponse(responseCode = "200", description = "Rule replaced; ETag is its new version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "replaced", ref = "rule")))
-    @APIResponse(responseCode = "400", ref = "invalid-rule")
-    @APIResponse(responseCode = "409", ref = "rule-conflict")
-    @APIResponse(responseCode = "428", ref = "rule-precondition")
-    public Response put(@PathParam("name") String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
-        if (!RuleValidator.validName(name)) {
-            throw new BadRequestException("name", "a rule name is 1-100 characters of A-Z a-z 0-9 _ . -");
-        }
+    public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
         RuleService.PutResult result = Versions.saving("Rule '" + name + "'", expected, body,
@@ -72,9 +55,6 @@ public class RuleResource {
 
     @GET
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    @Operation(summary = "All rules of the caller's tenant, by name")
-    @APIResponse(responseCode = "200", description = "The tenant's rules, each with its version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "rules", ref = "rule-list")))
     public Map<String, List<RuleView>> list() {
         return Map.of("items", rules.list(caller.tenant()));
     }
@@ -82,10 +62,6 @@ public class RuleResource {
     @GET
     @Path("/{name}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    @Operation(summary = "The rule, with its version as ETag")
-    @APIResponse(responseCode = "200", description = "The rule; ETag is its version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "rule", ref = "rule")))
-    @APIResponse(responseCode = "404", ref = "rule-not-found")
     public Response get(@PathParam("name") String name) {
         RuleView rule = rules.get(caller.tenant(), name);
         return Response.ok(rule).header("ETag", Versions.etag(rule.version())).build();

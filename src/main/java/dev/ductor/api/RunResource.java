@@ -1,19 +1,29 @@
 package dev.ductor.api;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.config.Tiers;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ductor.api.Constraints.ClientKey;
+import dev.ductor.api.Constraints.KnownTier;
+import dev.ductor.api.Constraints.MaxJsonSize;
+import dev.ductor.api.Constraints.Text;
 import dev.ductor.error.BadRequestException;
-import dev.ductor.error.LiveUpdatesOffException;
 import dev.ductor.run.ParkedRuns;
+import dev.ductor.run.RunEventStreams;
 import dev.ductor.run.RunOperations;
 import dev.ductor.run.RunPatch;
 import dev.ductor.run.RunPage;
 import dev.ductor.run.RunQueries;
 import dev.ductor.run.RunView;
 import dev.ductor.run.TransitionView;
+import dev.ductor.run.core.OperatorActions;
 import dev.ductor.security.CallerContext;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -28,24 +38,21 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.UUID;
-
-import static dev.ductor.api.ApiDocumentation.JSON;
+import java.util.concurrent.CompletionStage;
 
 @Path("/api/v1/runs")
 @Produces(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "jwt")
+@APIResponse(responseCode = "401", ref = "unauthorized")
+@APIResponse(responseCode = "403", ref = "forbidden")
 @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
 public class RunResource {
 
@@ -65,27 +72,19 @@ public class RunResource {
     RunEventStreams streams;
 
     @Inject
-    Tiers tiers;
+    Bodies bodies;
+
+    @Inject
+    ObjectMapper mapper;
 
     @GET
     @Path("/{runId}")
-    @Operation(summary = "A run with its nodes; the ETag is its version")
-    @APIResponse(responseCode = "200", description = "The run; ETag is its version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "run", ref = "run")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "run-not-found")
-    @APIResponse(responseCode = "500", ref = "run-state-corrupt")
     public Response get(@PathParam("runId") String runId) {
         RunView run = runs.get(caller.tenant(), parse(runId));
         return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
     }
 
     @GET
-    @Operation(summary = "Runs of the caller's tenant, newest first, keyset-paginated; filter by workflow, status and"
-            + " idempotencyKey (the key a start was sent with)")
-    @APIResponse(responseCode = "200", description = "One page of runs; nextCursor is absent on the last page",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "page", ref = "run-page")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
     public RunPage list(@QueryParam("workflow") String workflow, @QueryParam("status") String status,
                         @QueryParam("idempotencyKey") String idempotencyKey,
                         @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
@@ -95,33 +94,46 @@ public class RunResource {
     @GET
     @Path("/{runId}/events")
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    @Operation(summary = "Server-sent events of the run: event 'run' with the JSON of GET /runs/{runId} as data and its"
-            + " version as id, at once on connect and after every commit (any pod's, pushed by PostgreSQL LISTEN/NOTIFY);"
-            + " a 'Last-Event-ID' version is not sent again; the stream ends after a terminal state; a comment every 15 s")
-    @APIResponse(responseCode = "200", description = "text/event-stream; each event: 'event: run', 'id: <version>',"
-            + " 'data: <the run as GET /runs/{runId} returns it>' (the example is one event's data)",
-            content = @Content(mediaType = "text/event-stream", examples = @ExampleObject(name = "run-event-data", ref = "run")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "run-not-found")
-    @APIResponse(responseCode = "503", ref = "live-updates-off")
     public void events(@PathParam("runId") String runId, @HeaderParam("Last-Event-ID") String lastEventId,
                        @Context SseEventSink sink, @Context Sse sse) {
-        UUID id = parse(runId);
-        Long seen = parseLastEventId(lastEventId);
-        if (!streams.enabled()) {
-            throw new LiveUpdatesOffException();
+        streams.open(caller.tenant(), parse(runId), parseLastEventId(lastEventId), new RunEvents(sink, sse, mapper));
+    }
+
+    /** One stream as server-sent events: event {@code run}, {@code id:} its version, the JSON of GET /runs/{id} as data. */
+    private record RunEvents(SseEventSink sink, Sse sse, ObjectMapper mapper) implements RunEventStreams.Sink {
+
+        @Override
+        public CompletionStage<?> send(RunView run) {
+            String json;
+            try {
+                json = mapper.writeValueAsString(run);
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+            return sink.send(sse.newEventBuilder().name("run").id(Long.toString(run.version()))
+                    .mediaType(MediaType.TEXT_PLAIN_TYPE).data(json).build());
         }
-        runs.get(caller.tenant(), id); // 404 for another tenant's run, before the stream starts
-        streams.open(caller.tenant(), id, seen, sink, sse);
+
+        @Override
+        public CompletionStage<?> heartbeat() {
+            return sink.send(sse.newEventBuilder().comment("heartbeat").build());
+        }
+
+        @Override
+        public boolean isClosed() {
+            return sink.isClosed();
+        }
+
+        @Override
+        public void close() {
+            if (!sink.isClosed()) {
+                sink.close();
+            }
+        }
     }
 
     @GET
     @Path("/{runId}/history")
-    @Operation(summary = "The run's transitions in seq order")
-    @APIResponse(responseCode = "200", description = "Transitions in seq order",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "history", ref = "history")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "run-not-found")
     public List<TransitionView> history(@PathParam("runId") String runId) {
         return runs.history(caller.tenant(), parse(runId));
     }
@@ -129,13 +141,6 @@ public class RunResource {
     @POST
     @Path("/{runId}/dead-letters/retry")
     @RolesAllowed(Roles.OPERATOR)
-    @Operation(summary = "Re-queue a parked (poison) run's dead-lettered wakeups and timers once its cause is fixed")
-    @APIResponse(responseCode = "202", description = "Re-queued, due now; a run still failing is parked again",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "requeued", ref = "dead-letters-requeued")))
-    @APIResponse(responseCode = "200", description = "The run has no dead letters: nothing to do",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "none", ref = "dead-letters-none")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "run-not-found")
     public Response retryDeadLetters(@PathParam("runId") String runId) {
         int requeued = parked.retry(caller.tenant(), parse(runId));
         return Response.status(requeued > 0 ? 202 : 200).entity(Map.of("runId", runId, "requeued", requeued)).build();
@@ -145,37 +150,21 @@ public class RunResource {
     @Path("/{runId}/signals")
     @RolesAllowed(Roles.CLIENT)
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Send a signal (202); a repeated idempotencyKey is a no-op (200), delivered once")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "signal", ref = "signal")))
-    @APIResponse(responseCode = "202", description = "Signal accepted",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "accepted", ref = "signal-accepted")))
-    @APIResponse(responseCode = "200", description = "Repeated idempotencyKey: delivered once, nothing new",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "duplicate", ref = "signal-duplicate")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "run-not-found")
-    @APIResponse(responseCode = "409", ref = "run-terminal")
-    @APIResponse(responseCode = "422", ref = "idempotency-key-reused")
     public Response signal(@PathParam("runId") String runId, JsonNode body) {
-        CommandBodies.object(body, "{name, payload?, idempotencyKey}");
-        CommandBodies.onlyFields(body, Set.of("name", "payload", "idempotencyKey"));
-        String name = CommandBodies.requiredText(body, "name", 200);
-        String key = CommandBodies.clientKey("idempotencyKey",
-                CommandBodies.requiredText(body, "idempotencyKey", CommandBodies.MAX_KEY_LENGTH));
-        boolean fresh = operations.signal(caller.tenant(), parse(runId), name, CommandBodies.payload(body, "payload"), key);
-        return Response.status(fresh ? 202 : 200)
-                .entity(Map.of("runId", runId, "signal", name, "idempotencyKey", key, "delivered", fresh ? "accepted" : "duplicate"))
-                .build();
+        SignalBody signal = bodies.read(body, SignalBody.class);
+        boolean fresh = operations.signal(caller.tenant(), parse(runId), signal.name(), signal.payload(), signal.idempotencyKey());
+        return Response.status(fresh ? 202 : 200).entity(Map.of("runId", runId, "signal", signal.name(),
+                "idempotencyKey", signal.idempotencyKey(), "delivered", fresh ? "accepted" : "duplicate")).build();
+    }
+
+    @RegisterForReflection
+    public record SignalBody(@NotNull @Text(max = 200) String name, @MaxJsonSize JsonNode payload,
+                             @NotNull @ClientKey String idempotencyKey) {
     }
 
     @POST
     @Path("/{runId}/cancel")
     @RolesAllowed(Roles.OPERATOR)
-    @Operation(summary = "Cancel a running run (202); the next tick ends it as CANCELLED")
-    @APIResponse(responseCode = "202", description = "Cancellation requested",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "cancelling", ref = "cancelling")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "run-not-found")
-    @APIResponse(responseCode = "409", ref = "run-terminal")
     public Response cancel(@PathParam("runId") String runId) {
         operations.cancel(caller.tenant(), parse(runId), "requested by " + caller.subject());
         return Response.accepted(Map.of("runId", runId, "status", "CANCELLING")).build();
@@ -185,22 +174,33 @@ public class RunResource {
     @Path("/{runId}")
     @RolesAllowed(Roles.OPERATOR)
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Change a run's tier or retry/skip nodes; needs If-Match with the run's version")
-    @RequestBody(content = @Content(mediaType = JSON, examples = {
-            @ExampleObject(name = "change-tier", ref = "patch-tier"), @ExampleObject(name = "retry-node", ref = "patch-nodes")}))
-    @APIResponse(responseCode = "200", description = "The changed run; ETag is its new version",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "patched", ref = "run-patched")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "run-not-found")
-    @APIResponse(responseCode = "409", ref = "run-patch-conflict")
-    @APIResponse(responseCode = "428", ref = "run-precondition")
     public Response patch(@PathParam("runId") String runId, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         UUID id = parse(runId);
         OptionalLong expected = Versions.ifMatch(ifMatch);
-        RunPatch patch = CommandBodies.patch(body, tiers);
+        RunPatch patch = bodies.read(body, PatchBody.class, "tier", "nodes").toPatch();
         RunView run = Versions.saving("Run " + id, expected, body, () -> operations.patch(caller.tenant(), id, expected, patch, body),
                 () -> runs.get(caller.tenant(), id), RunView::version);
         return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
+    }
+
+    /** {@code {tier?, nodes?: {id: {action: retry|skip}}}}: nodes in the order given; either may be left out, not null. */
+    @RegisterForReflection
+    public record PatchBody(@KnownTier String tier, Map<String, @NotNull @Valid NodeAction> nodes) {
+
+        RunPatch toPatch() {
+            Map<String, OperatorActions.Action> actions = new LinkedHashMap<>();
+            if (nodes != null) {
+                nodes.forEach((node, action) -> actions.put(node, OperatorActions.Action.fromWire(action.action()).orElseThrow()));
+            }
+            if (tier == null && actions.isEmpty()) {
+                throw new BadRequestException(null, "nothing to change: give a tier or node actions");
+            }
+            return new RunPatch(tier, actions);
+        }
+    }
+
+    @RegisterForReflection
+    public record NodeAction(@NotNull @Pattern(regexp = "retry|skip", message = "must be retry or skip") String action) {
     }
 
     static UUID parse(String runId) {

@@ -1,40 +1,41 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.api.Constraints.MaxJsonSize;
+import dev.ductor.api.Constraints.Text;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.security.CallerContext;
 import dev.ductor.worker.ExternalTasks;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.ExampleObject;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
+import org.hibernate.validator.constraints.Range;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
-
-import static dev.ductor.api.ApiDocumentation.JSON;
 
 /** Step workers in any language: claim (with long-poll), heartbeat, complete, fail; fenced by lease tokens. */
 @Path("/api/v1/tasks")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 @SecurityRequirement(name = "jwt")
+@APIResponse(responseCode = "401", ref = "unauthorized")
+@APIResponse(responseCode = "403", ref = "forbidden")
 @RolesAllowed(Roles.WORKER)
 public class TaskResource {
 
@@ -46,37 +47,22 @@ public class TaskResource {
     @Inject
     CallerContext caller;
 
+    @Inject
+    Bodies bodies;
+
     @POST
     @Path("/claim")
-    @Operation(summary = "Claim up to max due tasks of the given handlers; waits up to waitSeconds when none is due")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claim", ref = "claim")))
-    @APIResponse(responseCode = "200", description = "The claimed tasks (empty when none was due within waitSeconds)",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "claimed", ref = "claimed")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
     public List<ExternalTasks.ClaimedTask> claim(JsonNode body) throws InterruptedException {
-        CommandBodies.object(body, "{handlers, pool?, workerId, max, waitSeconds?}");
-        CommandBodies.onlyFields(body, Set.of("handlers", "pool", "workerId", "max", "waitSeconds"));
-        List<String> handlers = handlers(body.get("handlers"));
-        String workerId = CommandBodies.requiredText(body, "workerId", 200);
-        String pool = body.hasNonNull("pool") ? CommandBodies.requiredText(body, "pool", 200) : null;
-        int max = intField(body, "max", 1, MAX_CLAIM, 1);
-        Duration wait = Duration.ofSeconds(intField(body, "waitSeconds", 0, tasks.maxWaitSeconds(), 0));
-        return tasks.claim(caller.tenant(), handlers, pool, workerId, max, wait);
+        ClaimBody claim = bodies.read(body, ClaimBody.class);
+        return tasks.claim(caller.tenant(), claim.handlers(), claim.pool(), claim.workerId(),
+                claim.max() == null ? 1 : claim.max().intValue(),
+                Duration.ofSeconds(claim.waitSeconds() == null ? 0 : claim.waitSeconds()));
     }
 
     @POST
     @Path("/{taskId}/heartbeat")
-    @Operation(summary = "Extend the lease; 409 when it was lost (stop working on the task)")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "heartbeat", ref = "heartbeat")))
-    @APIResponse(responseCode = "200", description = "Lease extended",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "extended", ref = "heartbeat-ok")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "task-not-found")
-    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> heartbeat(@PathParam("taskId") String taskId, JsonNode body) {
-        CommandBodies.object(body, "{leaseToken}");
-        CommandBodies.onlyFields(body, Set.of("leaseToken"));
-        UUID lease = leaseToken(body);
+        UUID lease = bodies.read(body, HeartbeatBody.class).leaseToken();
         Instant until = tasks.heartbeat(caller.tenant(), taskId, parseTaskId(taskId), lease);
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("taskId", taskId);
@@ -86,76 +72,42 @@ public class TaskResource {
 
     @POST
     @Path("/{taskId}/complete")
-    @Operation(summary = "Report success; a repeated identical completion is a no-op; 409 with a stale lease")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "complete", ref = "complete")))
-    @APIResponse(responseCode = "200", description = "Completion recorded (a repeated identical completion is applied once)",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", ref = "recorded")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "task-not-found")
-    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> complete(@PathParam("taskId") String taskId, JsonNode body) {
-        CommandBodies.object(body, "{leaseToken, output?}");
-        CommandBodies.onlyFields(body, Set.of("leaseToken", "output"));
-        UUID lease = leaseToken(body);
-        JsonNode output = CommandBodies.payload(body, "output");
-        tasks.complete(caller.tenant(), taskId, parseTaskId(taskId), lease, output);
+        CompleteBody complete = bodies.read(body, CompleteBody.class);
+        tasks.complete(caller.tenant(), taskId, parseTaskId(taskId), complete.leaseToken(), complete.output());
         return Map.of("taskId", taskId, "recorded", true);
     }
 
     @POST
     @Path("/{taskId}/fail")
-    @Operation(summary = "Report failure; retryable decides whether the node's retry policy may try again")
-    @RequestBody(content = @Content(mediaType = JSON, examples = @ExampleObject(name = "fail", ref = "fail")))
-    @APIResponse(responseCode = "200", description = "Failure recorded",
-            content = @Content(mediaType = JSON, examples = @ExampleObject(name = "recorded", ref = "recorded")))
-    @APIResponse(responseCode = "400", ref = "bad-request")
-    @APIResponse(responseCode = "404", ref = "task-not-found")
-    @APIResponse(responseCode = "409", ref = "lease-lost")
     public Map<String, Object> fail(@PathParam("taskId") String taskId, JsonNode body) {
-        CommandBodies.object(body, "{leaseToken, error, retryable}");
-        CommandBodies.onlyFields(body, Set.of("leaseToken", "error", "retryable"));
-        String error = CommandBodies.requiredText(body, "error", 4000);
-        JsonNode retryable = body.get("retryable");
-        if (retryable != null && !retryable.isBoolean()) {
-            throw new BadRequestException("retryable", "retryable must be true or false");
-        }
-        UUID lease = leaseToken(body);
-        tasks.fail(caller.tenant(), taskId, parseTaskId(taskId), lease, error, retryable == null || retryable.asBoolean());
+        FailBody fail = bodies.read(body, FailBody.class, "retryable");
+        tasks.fail(caller.tenant(), taskId, parseTaskId(taskId), fail.leaseToken(), fail.error(),
+                fail.retryable() == null || fail.retryable());
         return Map.of("taskId", taskId, "recorded", true);
     }
 
-    private static List<String> handlers(JsonNode node) {
-        if (node == null || !node.isArray() || node.isEmpty() || node.size() > 100) {
-            throw new BadRequestException("handlers", "handlers must be a non-empty array of handler names (at most 100)");
-        }
-        List<String> handlers = new ArrayList<>();
-        for (JsonNode handler : node) {
-            if (!handler.isTextual() || handler.asText().isBlank() || handler.asText().length() > 200) {
-                throw new BadRequestException("handlers", "each handler must be a non-blank string");
-            }
-            handlers.add(handler.asText());
-        }
-        return handlers;
+    /** {@code waitSeconds}' upper bound is configured: {@link ExternalTasks#claim} checks it. */
+    @RegisterForReflection
+    public record ClaimBody(@NotNull @Size(min = 1, max = 100, message = "must be a non-empty array of handler names (at most {max})")
+                            List<@NotNull @Text(max = 200) String> handlers, @Text(max = 200) String pool,
+                            @NotNull @Text(max = 200) String workerId,
+                            @Range(min = 1, max = MAX_CLAIM, message = "must be a whole number from {min} to {max}") Long max,
+                            @Min(value = 0, message = "must be a whole number of seconds, 0 or more") Long waitSeconds) {
     }
 
-    private static int intField(JsonNode body, String field, int min, int max, int fallback) {
-        JsonNode value = body.get(field);
-        if (value == null || value.isNull()) {
-            return fallback;
-        }
-        if (!value.isIntegralNumber() || value.asLong() < min || value.asLong() > max) {
-            throw new BadRequestException(field, field + " must be a whole number from " + min + " to " + max);
-        }
-        return value.asInt();
+    /** The lease token is the one the claim returned: a stale one is refused with 409 (fencing). */
+    @RegisterForReflection
+    public record HeartbeatBody(@NotNull UUID leaseToken) {
     }
 
-    private static UUID leaseToken(JsonNode body) {
-        String token = CommandBodies.requiredText(body, "leaseToken", 100);
-        try {
-            return UUID.fromString(token);
-        } catch (IllegalArgumentException e) {
-            throw new BadRequestException("leaseToken", "leaseToken must be the token the claim returned");
-        }
+    @RegisterForReflection
+    public record CompleteBody(@NotNull UUID leaseToken, @MaxJsonSize JsonNode output) {
+    }
+
+    /** {@code retryable} left out (not null) is true: the node's retry policy decides. */
+    @RegisterForReflection
+    public record FailBody(@NotNull UUID leaseToken, @NotNull @Text(max = 4000) String error, Boolean retryable) {
     }
 
     private static long parseTaskId(String taskId) {

@@ -31,6 +31,19 @@ public final class DatabaseOutage {
     private DatabaseOutage() {
     }
 
+    /**
+     * The opposite case: the database was reached and refused a value of the request (SQLSTATE class 22, data
+     * exception: a NUL character in text, say), so the statement failed on the input, not on the database.
+     */
+    public static boolean isDataException(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("22")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** True when {@code failure} is the database being unreachable, not anything about the work that was tried. */
     public static boolean isOutage(Throwable failure) {
         return of(failure) != null;

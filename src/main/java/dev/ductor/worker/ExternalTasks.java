@@ -3,6 +3,7 @@ package dev.ductor.worker;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
+import dev.ductor.error.BadRequestException;
 import dev.ductor.error.NotFoundException;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.TaskClaim;
@@ -63,9 +64,15 @@ public class ExternalTasks {
         return (int) config.worker().maxClaimWait().toSeconds();
     }
 
-    /** Claims up to {@code max} due tasks of the handlers, waiting up to {@code wait} while none is due. */
+    /**
+     * Claims up to {@code max} due tasks of the handlers, waiting up to {@code wait} while none is due. A wait longer
+     * than {@code ductor.worker.max-claim-wait} is refused, naming the request's field.
+     */
     public List<ClaimedTask> claim(String tenant, List<String> handlers, String pool, String workerId, int max, Duration wait)
             throws InterruptedException {
+        if (wait.isNegative() || wait.toSeconds() > maxWaitSeconds()) {
+            throw new BadRequestException("waitSeconds", "waitSeconds must be a whole number from 0 to " + maxWaitSeconds());
+        }
         long deadline = System.nanoTime() + wait.toNanos();
         List<QueueItem> claimed;
         do {

@@ -5,27 +5,17 @@ import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
 import dev.ductor.support.Api;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static io.restassured.RestAssured.given;
@@ -250,34 +240,7 @@ class EventApiTest {
     // ---- exactly once ------------------------------------------------------------------------------------
 
     private List<HttpResponse<String>> concurrently(int threads, String body) throws Exception {
-        URI uri = URI.create(RestAssured.baseURI + ":" + RestAssured.port + "/api/v1/events");
-        String token = issuer.mint("client", api().tenant);
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        CountDownLatch ready = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            List<Future<HttpResponse<String>>> futures = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                futures.add(pool.submit(() -> {
-                    HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
-                            .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-                    ready.countDown();
-                    go.await();
-                    return client.send(request, HttpResponse.BodyHandlers.ofString());
-                }));
-            }
-            assertTrue(ready.await(10, TimeUnit.SECONDS));
-            go.countDown();
-            List<HttpResponse<String>> responses = new ArrayList<>();
-            for (Future<HttpResponse<String>> future : futures) {
-                responses.add(future.get(90, TimeUnit.SECONDS));
-            }
-            return responses;
-        } finally {
-            pool.shutdownNow();
-        }
+        return api().concurrently(threads, "client", "POST", "/api/v1/events", body, Map.of());
     }
 
     @Test

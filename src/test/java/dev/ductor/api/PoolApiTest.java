@@ -121,9 +121,7 @@ class PoolApiTest {
         assertEquals("\"2\"", updated.header("ETag"));
         assertEquals(5, updated.jsonPath().getInt("capacity"));
         assertEquals(2, updated.jsonPath().getInt("version"));
-        Response got = api.getPool(name);
-        assertEquals("\"2\"", got.header("ETag"));
-        assertEquals(5, got.jsonPath().getInt("capacity"));
+        assertPool(name, 2, 5);
 
         // Both settings at once: two events, two versions. A bare number is accepted as If-Match too.
         Response both = api.putPool(name, "{\"capacity\": 1, \"paused\": true}", "2");
@@ -218,10 +216,7 @@ class PoolApiTest {
         assertEquals(4, problem.getInt("current.capacity"));
         assertEquals(9, problem.getInt("rejected.capacity"), "what was sent comes back as sent");
         assertTrue(problem.getBoolean("rejected.paused"));
-        Response got = api.getPool(name);
-        assertEquals("\"2\"", got.header("ETag"));
-        assertEquals(4, got.jsonPath().getInt("capacity"));
-        assertFalse(got.jsonPath().getBoolean("paused"));
+        assertFalse(assertPool(name, 2, 4).getBoolean("paused"));
     }
 
     @Test
@@ -327,11 +322,18 @@ class PoolApiTest {
         assertUnchanged(name);
     }
 
+    /** The pool as created by the tests that refuse an edit: version 1, capacity 3, one event. */
     private void assertUnchanged(String name) {
+        assertPool(name, 1, 3);
+        assertEquals(1, api.poolEvents(name).jsonPath().getList("version").size());
+    }
+
+    /** Reads the pool back: a 200 whose ETag is {@code version} and whose capacity is {@code capacity}. */
+    private JsonPath assertPool(String name, int version, int capacity) {
         Response got = api.getPool(name);
         assertEquals(200, got.statusCode(), got::asString);
-        assertEquals("\"1\"", got.header("ETag"));
-        assertEquals(3, got.jsonPath().getInt("capacity"));
-        assertEquals(1, api.poolEvents(name).jsonPath().getList("version").size());
+        assertEquals("\"" + version + "\"", got.header("ETag"));
+        assertEquals(capacity, got.jsonPath().getInt("capacity"));
+        return got.jsonPath();
     }
 }

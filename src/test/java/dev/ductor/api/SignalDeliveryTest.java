@@ -2,7 +2,6 @@ package dev.ductor.api;
 
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Fixtures;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
@@ -34,9 +33,6 @@ class SignalDeliveryTest {
 
     @Inject
     Fixtures fixtures;
-
-    @Inject
-    MeterRegistry registry;
 
     private final String tenant = "signals-" + UUID.randomUUID().toString().substring(0, 8);
 

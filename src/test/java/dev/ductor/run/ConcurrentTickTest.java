@@ -3,6 +3,7 @@ package dev.ductor.run;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.run.core.Tick;
 import dev.ductor.run.core.TickResult;
+import dev.ductor.support.LockHolder;
 import dev.ductor.support.Fixtures;
 import dev.ductor.support.ManualCoordination;
 import dev.ductor.worker.TaskResults;
@@ -14,8 +15,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -137,7 +136,7 @@ class ConcurrentTickTest {
         Attempts attempts = new Attempts();
         CompletableFuture<TickResult> loser = CompletableFuture.supplyAsync(() ->
                 QuarkusTransaction.requiringNew().call(() -> retryingTick.tick(runId, List.of(), List.of(), attempts)));
-        waitUntilSomeoneWaitsForALock();
+        LockHolder.awaitSomeoneBlocked(dataSource);
         loserBlocked.countDown();
         winner.get(30, TimeUnit.SECONDS);
 
@@ -171,23 +170,6 @@ class ConcurrentTickTest {
         assertEquals(1, progressed, "one wakeup advanced the run; the others lost or found nothing to do");
         assertEquals(before + 1, fixtures.version(runId));
         assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND kind = 'TASK'", runId));
-    }
-
-    private void waitUntilSomeoneWaitsForALock() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        try (Connection connection = dataSource.getConnection()) {
-            while (System.nanoTime() < deadline) {
-                try (ResultSet rs = connection.createStatement().executeQuery(
-                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")) {
-                    rs.next();
-                    if (rs.getLong(1) > 0) {
-                        return;
-                    }
-                }
-                Thread.sleep(20);
-            }
-        }
-        throw new AssertionError("the second tick never blocked on the first one's row lock");
     }
 
     private static void await(CyclicBarrier barrier) {

@@ -2,7 +2,9 @@ package dev.ductor.run;
 
 import dev.ductor.queue.QueueItem;
 import dev.ductor.run.core.Tick;
+import dev.ductor.support.FixedSlots;
 import dev.ductor.support.Fixtures;
+import dev.ductor.support.LockHolder;
 import dev.ductor.support.ManualCoordination;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -14,7 +16,6 @@ import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -222,7 +223,7 @@ class GroupCommitTest {
                 assertEquals(1, bump.executeUpdate());
             }
             CompletableFuture<T> result = CompletableFuture.supplyAsync(attempt);
-            waitUntilSomeoneWaitsForALock();
+            LockHolder.awaitSomeoneBlocked(dataSource);
             otherPod.commit();
             return result.get(30, TimeUnit.SECONDS);
         }
@@ -246,48 +247,5 @@ class GroupCommitTest {
                 corrupt.runId()), "the result is kept where the coordinator will find (and report) the bad state");
         assertThrows(CorruptRunStateException.class, () -> QuarkusTransaction.requiringNew()
                 .run(() -> loader.load(corrupt.runId())));
-    }
-
-    private void waitUntilSomeoneWaitsForALock() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        try (Connection connection = dataSource.getConnection()) {
-            while (System.nanoTime() < deadline) {
-                try (ResultSet rs = connection.createStatement().executeQuery(
-                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")) {
-                    rs.next();
-                    if (rs.getLong(1) > 0) {
-                        return;
-                    }
-                }
-                Thread.sleep(20);
-            }
-        }
-        throw new AssertionError("the commit under test never waited for the other pod's row lock");
-    }
-
-    /** A pod's worker with a fixed number of free slots, recording what each commit hands over to it. */
-    static final class FixedSlots implements LocalSteps {
-        private final int free;
-        private final java.util.function.Predicate<String> runsHere;
-        final List<QueueItem> handedOver = new java.util.ArrayList<>();
-        int reservations;
-
-        FixedSlots(int free, java.util.function.Predicate<String> runsHere) {
-            this.free = free;
-            this.runsHere = runsHere;
-        }
-
-        @Override
-        public Reservation reserveFor(List<dev.ductor.queue.NewQueueItem> items, java.time.Instant now) {
-            reservations++;
-            int slots = Math.min(free, Reservation.wanted(items, runsHere, now));
-            return slots == 0 ? Reservation.NONE
-                    : new Reservation(slots, runsHere, "pod-eager", java.time.Duration.ofSeconds(30));
-        }
-
-        @Override
-        public void handOver(Reservation reserved, List<QueueItem> leased) {
-            handedOver.addAll(leased);
-        }
     }
 }

@@ -4,6 +4,7 @@ import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.support.Fixtures;
+import dev.ductor.support.FixedSlots;
 import dev.ductor.support.LockHolder;
 import dev.ductor.support.ManualCoordination;
 import io.agroal.api.AgroalDataSource;
@@ -16,7 +17,6 @@ import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -88,7 +88,7 @@ class SignalDuringGroupCommitTest {
             // The coordinator's tick reads the run as committed (prep still running): a no-op. Before it may ack the
             // signal's wakeup it must find the run unchanged, so it queues behind the group commit's write.
             CompletableFuture<Void> tick = CompletableFuture.runAsync(() -> tickWhatIsDue(runId));
-            awaitBlocked(2);
+            LockHolder.awaitBlocked(dataSource, 2);
 
             holder.commit();
             assertEquals(1, commit.get(30, TimeUnit.SECONDS).committed(), "the group commit's write landed");
@@ -109,23 +109,6 @@ class SignalDuringGroupCommitTest {
         assertEquals("SUCCEEDED", fixtures.status(runId));
     }
 
-    private void awaitBlocked(int sessions) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        try (Connection connection = dataSource.getConnection()) {
-            while (System.nanoTime() < deadline) {
-                try (ResultSet rs = connection.createStatement().executeQuery(
-                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")) {
-                    rs.next();
-                    if (rs.getLong(1) >= sessions) {
-                        return;
-                    }
-                }
-                Thread.sleep(5);
-            }
-        }
-        throw new AssertionError("fewer than " + sessions + " sessions ever waited on the run's row");
-    }
-
     /** Claims and processes the run's due wakeups and timers, as a coordinator pod would, until none is left. */
     private void tickWhatIsDue(UUID runId) {
         for (int round = 0; round < 10; round++) {
@@ -136,32 +119,6 @@ class SignalDuringGroupCommitTest {
                 return;
             }
             coordinator.process(runId, claimed);
-        }
-    }
-
-    /** A pod's worker with a fixed number of free slots, recording what each commit hands over to it. */
-    static final class FixedSlots implements LocalSteps {
-        private final int free;
-        private final java.util.function.Predicate<String> runsHere;
-        final List<QueueItem> handedOver = new java.util.ArrayList<>();
-        int reservations;
-
-        FixedSlots(int free, java.util.function.Predicate<String> runsHere) {
-            this.free = free;
-            this.runsHere = runsHere;
-        }
-
-        @Override
-        public Reservation reserveFor(List<dev.ductor.queue.NewQueueItem> items, java.time.Instant now) {
-            reservations++;
-            int slots = Math.min(free, Reservation.wanted(items, runsHere, now));
-            return slots == 0 ? Reservation.NONE
-                    : new Reservation(slots, runsHere, "pod-eager", java.time.Duration.ofSeconds(30));
-        }
-
-        @Override
-        public void handOver(Reservation reserved, List<QueueItem> leased) {
-            handedOver.addAll(leased);
         }
     }
 }

@@ -32,19 +32,24 @@ public final class LockHolder {
     }
 
     public static void awaitSomeoneBlocked(AgroalDataSource dataSource) throws Exception {
+        awaitBlocked(dataSource, 1);
+    }
+
+    /** Waits until at least {@code sessions} sessions wait for a lock (pg_stat_activity's wait_event_type 'Lock'). */
+    public static void awaitBlocked(AgroalDataSource dataSource, int sessions) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         try (Connection connection = dataSource.getConnection()) {
             while (System.nanoTime() < deadline) {
                 try (ResultSet rs = connection.createStatement().executeQuery(
                         "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")) {
                     rs.next();
-                    if (rs.getLong(1) > 0) {
+                    if (rs.getLong(1) >= sessions) {
                         return;
                     }
                 }
-                Thread.sleep(10);
+                Thread.sleep(5);
             }
         }
-        throw new AssertionError("no transaction ever blocked on the row lock");
+        throw new AssertionError("fewer than " + sessions + " session(s) ever blocked on a row lock");
     }
 }

@@ -1,26 +1,21 @@
-package dev.ductor.api;
+package dev.ductor.run;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ductor.config.DuctorConfig;
-import dev.ductor.error.NotFoundException;
-import dev.ductor.run.RunChangeFeed;
-import dev.ductor.run.RunQueries;
-import dev.ductor.run.RunView;
 import dev.ductor.config.StartupOrder;
+import dev.ductor.error.LiveUpdatesOffException;
+import dev.ductor.error.NotFoundException;
+import dev.ductor.run.core.RunStatus;
 import io.quarkus.runtime.ShutdownEvent;
 import jakarta.annotation.Priority;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.sse.Sse;
-import jakarta.ws.rs.sse.SseEventSink;
 import org.jboss.logging.Logger;
 
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,25 +24,35 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The open {@code GET /runs/{id}/events} streams of this pod. Each is a {@link RunChangeFeed} subscriber: told that
- * its run committed a version it has not sent, it re-reads the run (as {@code GET /runs/{id}} would, same tenant) on a
- * small pool, never on the listener's thread, and sends it as event {@code run} with {@code id:} its version. Reads of
- * one stream never overlap and several notifications arriving meanwhile cost one read. A terminal run ends the stream.
+ * The open streams of runs' changes in this pod ({@code GET /runs/{id}/events} is one {@link Sink} each). Each is a
+ * {@link RunChangeFeed} subscriber: told that its run committed a version it has not sent, it re-reads the run (as
+ * {@code GET /runs/{id}} would, same tenant) on a small pool, never on the listener's thread, and sends it to its sink.
+ * Reads of one stream never overlap and several notifications arriving meanwhile cost one read. A terminal run ends
+ * the stream.
  */
 @ApplicationScoped
 public class RunEventStreams {
 
-    static final Set<String> TERMINAL = Set.of("SUCCEEDED", "FAILED", "CANCELLED");
     private static final Logger LOG = Logger.getLogger(RunEventStreams.class);
+
+    /** Where one stream's runs go: the API writes each as a server-sent event. */
+    public interface Sink {
+        /** Sends the run as read; completes (or fails) when it is written. */
+        CompletionStage<?> send(RunView run);
+
+        /** A keep-alive for an idle stream; fails once the client has gone. */
+        CompletionStage<?> heartbeat();
+
+        boolean isClosed();
+
+        void close();
+    }
 
     @Inject
     RunQueries runs;
 
     @Inject
     RunChangeFeed feed;
-
-    @Inject
-    ObjectMapper mapper;
 
     @Inject
     DuctorConfig config;
@@ -73,9 +78,6 @@ public class RunEventStreams {
         }
     }
 
-    public boolean enabled() {
-        return feed.enabled();
-    }
 
     /** Open streams in this pod (tests and curious operators). */
     public int openStreams() {
@@ -85,10 +87,15 @@ public class RunEventStreams {
     /**
      * Starts streaming: subscribe first, then read and send the current state, so no commit falls between the two.
      * {@code lastEventId} is the version the client already has (an EventSource's {@code Last-Event-ID}); that
-     * version is not sent again.
+     * version is not sent again. Refused before anything is sent when this pod has no change feed (503), or the run is
+     * not the tenant's (404).
      */
-    void open(String tenant, UUID runId, Long lastEventId, SseEventSink sink, Sse sse) {
-        Stream stream = new Stream(tenant, runId, sink, sse, lastEventId == null ? -1 : lastEventId);
+    public void open(String tenant, UUID runId, Long lastEventId, Sink sink) {
+        if (!feed.enabled()) {
+            throw new LiveUpdatesOffException();
+        }
+        runs.get(tenant, runId);
+        Stream stream = new Stream(tenant, runId, sink, lastEventId == null ? -1 : lastEventId);
         open.add(stream);
         stream.subscription = feed.subscribe(runId, stream);
         stream.schedule();
@@ -99,12 +106,11 @@ public class RunEventStreams {
             if (stream.sink.isClosed()) {
                 stream.close();
             } else {
-                stream.sink.send(stream.sse.newEventBuilder().comment("heartbeat").build())
-                        .whenComplete((ok, failed) -> {
-                            if (failed != null) {
-                                stream.close();
-                            }
-                        });
+                stream.sink.heartbeat().whenComplete((ok, failed) -> {
+                    if (failed != null) {
+                        stream.close();
+                    }
+                });
             }
         }
     }
@@ -112,19 +118,17 @@ public class RunEventStreams {
     private final class Stream implements RunChangeFeed.Subscriber {
         final String tenant;
         final UUID runId;
-        final SseEventSink sink;
-        final Sse sse;
+        final Sink sink;
         volatile long sent;
         volatile AutoCloseable subscription;
         volatile boolean dirty;
         volatile boolean done;
         final AtomicBoolean reading = new AtomicBoolean();
 
-        Stream(String tenant, UUID runId, SseEventSink sink, Sse sse, long sent) {
+        Stream(String tenant, UUID runId, Sink sink, long sent) {
             this.tenant = tenant;
             this.runId = runId;
             this.sink = sink;
-            this.sse = sse;
             this.sent = sent;
         }
 
@@ -173,18 +177,10 @@ public class RunEventStreams {
                 LOG.debugf("run %s: event stream could not read the run: %s", runId, e.getMessage());
                 return;
             }
-            boolean terminal = TERMINAL.contains(run.status());
+            boolean terminal = RunStatus.valueOf(run.status()).isTerminal();
             if (run.version() != sent) {
-                String json;
-                try {
-                    json = mapper.writeValueAsString(run);
-                } catch (JsonProcessingException e) {
-                    throw new IllegalStateException(e);
-                }
                 sent = run.version();
-                var event = sse.newEventBuilder().name("run").id(Long.toString(run.version()))
-                        .mediaType(MediaType.TEXT_PLAIN_TYPE).data(json).build();
-                var written = sink.send(event);
+                var written = sink.send(run);
                 if (terminal) {
                     written.whenComplete((ok, failed) -> close());
                     done = true;
@@ -210,9 +206,7 @@ public class RunEventStreams {
             } catch (Exception ignored) {
                 // removing from a map does not fail
             }
-            if (!sink.isClosed()) {
-                sink.close();
-            }
+            sink.close();
         }
     }
 
