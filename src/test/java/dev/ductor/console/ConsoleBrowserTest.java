@@ -123,7 +123,10 @@ class ConsoleBrowserTest {
                     "the page read the run once and then only listened: no polling of GET /runs/{id}");
             assertTrue(RequestLog.count("GET", "/api/v1/runs/" + runId + "/events") >= 1, "the page opened the event stream");
             browser.until(d -> !d.findElements(By.cssSelector("[data-timeline] .bar.s-SUCCEEDED")).isEmpty(), "the timeline of attempts");
-            assertTrue(browser.find("[data-history] table").getText().contains("publish"), "the history table lists the nodes");
+            // Waited for, not read once: the table is redrawn as pushed changes arrive, so an element found a moment
+            // ago can be stale by the time its text is read (CI: StaleElementReferenceException on getText).
+            browser.until(d -> d.findElement(By.cssSelector("[data-history] table")).getText().contains("publish"),
+                    "the history table lists the nodes");
             if (!shot) {
                 browser.screenshot("console-run");
             }
