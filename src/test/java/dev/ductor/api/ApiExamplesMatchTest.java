@@ -57,16 +57,13 @@ class ApiExamplesMatchTest {
         Response started = api.startRun("order", example("start").toString());
         matches("run-started", started, 201);
         String runId = started.jsonPath().getString("runId");
-        api.start("order", "{\"input\": {\"orderId\": \"A-1002\", \"amount\": 7.5}, \"idempotencyKey\": \"order-A-1002\","
+        String second = api.start("order", "{\"input\": {\"orderId\": \"A-1002\", \"amount\": 7.5}, \"idempotencyKey\": \"order-A-1002\","
                 + " \"tier\": \"interactive\"}");
+        // The examples show a run after its first task: reserve SUCCEEDED, paid WAITING for its signal. Both runs are
+        // compared only once there, or the page would race the worker.
+        awaitPaidWaiting(runId);
+        awaitPaidWaiting(second);
         matches("run-page", api.as("client").queryParam("limit", 1).get("/api/v1/runs"), 200);
-
-        // The example shows the run after its first task: reserve SUCCEEDED, paid WAITING for its signal.
-        long deadline = System.currentTimeMillis() + 20_000;
-        while (!"WAITING".equals(api.run(runId).jsonPath().getString("nodes.paid.state"))) {
-            assertTrue(System.currentTimeMillis() < deadline, () -> "the run did not reach paid: " + api.run(runId).asString());
-            Api.sleep(100);
-        }
         matches("run", api.run(runId), 200);
         matches("history", api.history(runId), 200);
     }
@@ -83,6 +80,14 @@ class ApiExamplesMatchTest {
         matches("conflict-workflow", api.putWorkflow(workflow, example("workflow-put").toString(), "\"0\""), 409);
         matches("unauthorized", RestAssured.given().get("/api/v1/runs"), 401);
         matches("forbidden", api.as("worker").body(example("workflow-put").toString()).put("/api/v1/workflows/{n}", workflow), 403);
+    }
+
+    private void awaitPaidWaiting(String runId) {
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (!"WAITING".equals(api.run(runId).jsonPath().getString("nodes.paid.state"))) {
+            assertTrue(System.currentTimeMillis() < deadline, () -> "the run did not reach paid: " + api.run(runId).asString());
+            Api.sleep(100);
+        }
     }
 
     private JsonNode example(String name) {
