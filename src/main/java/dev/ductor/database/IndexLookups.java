@@ -22,7 +22,13 @@ import org.hibernate.Session;
  * <p>The same transactions take the statement's generic plan at once ({@code plan_cache_mode}): for a key lookup by
  * {@code = ANY(?)} the planner otherwise re-plans every execution, since its custom plan, costed for the array at
  * hand, always looks cheaper than the generic one costed for ten elements. Measured with {@code pg_stat_statements}
- * under chain3: planning cost as much as executing for the group commit's reads and deletes.
+ * under chain3: planning cost as much as executing for the group commit's reads and deletes, and the fair task claim
+ * was re-planned on every call in one run (547 ms of planning for 761 claims) and not in the next.
+ *
+ * <p>The task claim runs under both settings too: its last step fetches the claimed rows by {@code id = ANY(...)}, and
+ * its generic plan, made while the queue looked a dozen rows long, was a sequential scan. The queue table churns (every
+ * step's row is inserted and deleted within milliseconds), so between vacuums it held 300-odd pages of dead rows for a
+ * dozen live ones: {@code auto_explain} under chain3 showed that scan reading 334 pages, a third of each claim's time.
  */
 @ApplicationScoped
 public class IndexLookups {
@@ -34,21 +40,6 @@ public class IndexLookups {
         em.unwrap(Session.class).doWork(connection -> {
             try (var statement = connection.createStatement()) {
                 statement.execute("SET LOCAL enable_seqscan = off; SET LOCAL plan_cache_mode = force_generic_plan");
-            }
-        });
-    }
-
-    /**
-     * Only the generic plan for the rest of the transaction, without the other settings: for a statement whose plan is
-     * good for every parameter but which PostgreSQL's plan cache may, depending on the parameters of its first five
-     * executions on a connection, re-plan on every call. Measured under chain3 ({@code pg_stat_statements}): the fair
-     * task claim ran on its cached plan in one run (1.8 ms of planning for 510 claims, 0.57 ms each) and was re-planned
-     * on every call in the next (547 ms of planning for 761 claims, 1.16 ms each).
-     */
-    public void genericPlansForThisTransaction() {
-        em.unwrap(Session.class).doWork(connection -> {
-            try (var statement = connection.createStatement()) {
-                statement.execute("SET LOCAL plan_cache_mode = force_generic_plan");
             }
         });
     }

@@ -53,7 +53,7 @@ public class TaskClaim {
     public List<QueueItem> claimTasks(Collection<String> handlers, String tenant, String pool, String owner, int max,
                                       Duration lease, Instant now, TierWeights weights) {
         Filters filters = new Filters(String.join("\u001f", handlers), tenant, pool);
-        indexLookups.genericPlansForThisTransaction();
+        indexLookups.forThisTransaction();
         Map<String, Object> values = new HashMap<>();
         filters.bind(values);
         values.put("now", now);
