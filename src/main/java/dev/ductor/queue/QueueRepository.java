@@ -1,6 +1,7 @@
 package dev.ductor.queue;
 
 import dev.ductor.config.SqlTimestamps;
+import dev.ductor.database.MultiRowInsert;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -53,7 +54,7 @@ public class QueueRepository {
             try (PreparedStatement insert = connection.prepareStatement(ENQUEUE_SQL)) {
                 OffsetDateTime created = now.atOffset(ZoneOffset.UTC);
                 for (NewQueueItem item : items) {
-                    bindItem(insert, item);
+                    bindItem(insert, 0, item);
                     insert.setObject(12, item.availableAt().atOffset(ZoneOffset.UTC));
                     insert.setObject(13, created);
                     insert.addBatch();
@@ -63,16 +64,16 @@ public class QueueRepository {
         });
     }
 
-    private static final String ENQUEUE_LEASED_SQL = """
+    private static final MultiRowInsert ENQUEUE_LEASED = new MultiRowInsert("""
             INSERT INTO eec_queue_item (kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key,
-                                        payload, requeue_count, available_at, created_at, lease_token, lease_owner, deliveries)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?, 1)
-            ON CONFLICT (task_key) WHERE task_key IS NOT NULL DO NOTHING""";
+                                        payload, requeue_count, available_at, created_at, lease_token, lease_owner, deliveries)""",
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?, 1)",
+            "ON CONFLICT (task_key) WHERE task_key IS NOT NULL DO NOTHING RETURNING id, task_key");
 
     /**
      * Inserts tasks already leased to {@code owner}, as if claimed the moment they were queued: the pod that
-     * dispatched them runs them itself, without a claim (see fairness.md, "Eager dispatch"). One JDBC batch; a task
-     * whose key is already queued is skipped and not returned.
+     * dispatched them runs them itself, without a claim (see fairness.md, "Eager dispatch"). One multi-row INSERT
+     * (its ids are needed back, see {@link MultiRowInsert}); a task whose key is already queued is skipped and not returned.
      */
     public List<QueueItem> enqueueLeased(List<NewQueueItem> tasks, String owner, Duration lease, Instant now) {
         if (tasks.isEmpty()) {
@@ -82,21 +83,19 @@ public class QueueRepository {
         return em.unwrap(Session.class).doReturningWork(connection -> {
             Instant expires = now.plus(lease);
             List<UUID> tokens = new ArrayList<>(tasks.size());
-            try (PreparedStatement insert = connection.prepareStatement(ENQUEUE_LEASED_SQL, new String[] {"id", "task_key"})) {
+            try (PreparedStatement insert = connection.prepareStatement(ENQUEUE_LEASED.sql(tasks.size()))) {
                 OffsetDateTime created = now.atOffset(ZoneOffset.UTC);
-                for (NewQueueItem item : tasks) {
+                for (int i = 0; i < tasks.size(); i++) {
                     UUID token = UUID.randomUUID();
                     tokens.add(token);
-                    bindItem(insert, item);
-                    insert.setObject(12, expires.atOffset(ZoneOffset.UTC));
-                    insert.setObject(13, created);
-                    insert.setObject(14, token);
-                    insert.setString(15, owner);
-                    insert.addBatch();
+                    bindItem(insert, ENQUEUE_LEASED.parameter(i, 0), tasks.get(i));
+                    insert.setObject(ENQUEUE_LEASED.parameter(i, 12), expires.atOffset(ZoneOffset.UTC));
+                    insert.setObject(ENQUEUE_LEASED.parameter(i, 13), created);
+                    insert.setObject(ENQUEUE_LEASED.parameter(i, 14), token);
+                    insert.setString(ENQUEUE_LEASED.parameter(i, 15), owner);
                 }
-                insert.executeBatch();
                 java.util.Map<String, Long> ids = new java.util.HashMap<>();
-                try (ResultSet keys = insert.getGeneratedKeys()) {
+                try (ResultSet keys = insert.executeQuery()) {
                     while (keys.next()) {
                         ids.put(keys.getString(2), keys.getLong(1));
                     }
@@ -233,18 +232,19 @@ public class QueueRepository {
     }
 
     /** The first eleven columns of both INSERTs, in their order: what the item itself says. */
-    private static void bindItem(PreparedStatement insert, NewQueueItem item) throws java.sql.SQLException {
-        insert.setString(1, item.kind().name());
-        insert.setString(2, item.tenant());
-        insert.setString(3, item.tier());
-        insert.setObject(4, item.runId());
-        insert.setString(5, item.nodeId());
-        insert.setInt(6, item.attempt());
-        insert.setString(7, item.handler());
-        insert.setString(8, item.pool());
-        insert.setString(9, item.taskKey());
-        insert.setString(10, item.payload());
-        insert.setInt(11, item.requeueCount());
+    /** Binds the item's first 11 columns, from parameter {@code base + 1} on. */
+    private static void bindItem(PreparedStatement insert, int base, NewQueueItem item) throws java.sql.SQLException {
+        insert.setString(base + 1, item.kind().name());
+        insert.setString(base + 2, item.tenant());
+        insert.setString(base + 3, item.tier());
+        insert.setObject(base + 4, item.runId());
+        insert.setString(base + 5, item.nodeId());
+        insert.setInt(base + 6, item.attempt());
+        insert.setString(base + 7, item.handler());
+        insert.setString(base + 8, item.pool());
+        insert.setString(base + 9, item.taskKey());
+        insert.setString(base + 10, item.payload());
+        insert.setInt(base + 11, item.requeueCount());
     }
 
     /** The item columns prefixed with {@code q.}, for a RETURNING clause (read back by {@link #toItem}). */

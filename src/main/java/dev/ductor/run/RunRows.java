@@ -1,5 +1,6 @@
 package dev.ductor.run;
 
+import dev.ductor.database.MultiRowInsert;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -68,17 +69,17 @@ public class RunRows {
                          String idempotencyKey, String correlationKey, String fingerprint) {
     }
 
-    private static final String INSERT = """
+    private static final MultiRowInsert INSERT = new MultiRowInsert("""
             INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
                                           last_transition_seq, state_checksum, db_record_version, input, output,
-                                          idempotency_key, correlation_key, created_at, updated_at, request_fingerprint)
-            VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, 0, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?, ?, ?)
-            ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING""";
+                                          idempotency_key, correlation_key, created_at, updated_at, request_fingerprint)""",
+            "(?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, 0, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?, ?, ?)",
+            "ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING run_id");
 
     @Inject EntityManager em;
 
     /**
-     * Inserts the runs in one JDBC batch (one multi-row INSERT on the wire); returns those inserted. A run whose
+     * Inserts the runs in one multi-row INSERT ({@link MultiRowInsert}); returns those inserted. A run whose
      * idempotency key is taken, by an earlier start or by one before it in this very batch, is not: the unique index
      * decides, through {@code ON CONFLICT DO NOTHING}, so two concurrent starts can never both win. Plain JDBC: on the
      * hot path of every start, Hibernate's native-query handling cost more than the INSERT.
@@ -88,30 +89,29 @@ public class RunRows {
             return Set.of();
         }
         return em.unwrap(Session.class).doReturningWork(connection -> {
-            try (PreparedStatement insert = connection.prepareStatement(INSERT, new String[] {"run_id"})) {
+            try (PreparedStatement insert = connection.prepareStatement(INSERT.sql(runs.size()))) {
                 OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
-                for (NewRun run : runs) {
-                    insert.setObject(1, run.runId());
-                    insert.setString(2, run.tenant());
-                    insert.setString(3, run.workflowName());
-                    insert.setInt(4, run.revision());
-                    insert.setString(5, run.status());
-                    insert.setString(6, run.tier());
-                    insert.setString(7, run.nodeStates());
-                    insert.setLong(8, run.lastSeq());
-                    insert.setString(9, run.checksum());
-                    insert.setString(10, run.input());
-                    insert.setString(11, run.output());
-                    insert.setString(12, run.idempotencyKey());
-                    insert.setString(13, run.correlationKey());
-                    insert.setObject(14, at);
-                    insert.setObject(15, at);
-                    insert.setString(16, run.fingerprint());
-                    insert.addBatch();
+                for (int i = 0; i < runs.size(); i++) {
+                    NewRun run = runs.get(i);
+                    insert.setObject(INSERT.parameter(i, 1), run.runId());
+                    insert.setString(INSERT.parameter(i, 2), run.tenant());
+                    insert.setString(INSERT.parameter(i, 3), run.workflowName());
+                    insert.setInt(INSERT.parameter(i, 4), run.revision());
+                    insert.setString(INSERT.parameter(i, 5), run.status());
+                    insert.setString(INSERT.parameter(i, 6), run.tier());
+                    insert.setString(INSERT.parameter(i, 7), run.nodeStates());
+                    insert.setLong(INSERT.parameter(i, 8), run.lastSeq());
+                    insert.setString(INSERT.parameter(i, 9), run.checksum());
+                    insert.setString(INSERT.parameter(i, 10), run.input());
+                    insert.setString(INSERT.parameter(i, 11), run.output());
+                    insert.setString(INSERT.parameter(i, 12), run.idempotencyKey());
+                    insert.setString(INSERT.parameter(i, 13), run.correlationKey());
+                    insert.setObject(INSERT.parameter(i, 14), at);
+                    insert.setObject(INSERT.parameter(i, 15), at);
+                    insert.setString(INSERT.parameter(i, 16), run.fingerprint());
                 }
-                insert.executeBatch();
                 Set<UUID> inserted = new HashSet<>();
-                try (ResultSet keys = insert.getGeneratedKeys()) {
+                try (ResultSet keys = insert.executeQuery()) {
                     while (keys.next()) {
                         inserted.add(keys.getObject(1, UUID.class));
                     }
