@@ -279,6 +279,9 @@ class SignalBench {
         if (totals.clientCpuNanos > 0) {
             figures.put(prefix + "_client_cpu_ms_per_signal", fixed(totals.accepted == 0 ? 0 : totals.clientCpuNanos / 1e6 / totals.accepted, 2));
         }
+        if (!totals.cpuByThread.isEmpty()) {
+            figures.put(prefix + "_cpu_ms_per_signal_by_thread", ThreadCpu.perSignal(totals.cpuByThread, totals.accepted));
+        }
         if (totals.dbCpuMillis >= 0 && totals.accepted > 0) {
             // Ductor's share only: the JVM's CPU less the benchmark's own senders and HTTP client, plus the database's.
             double jvm = (totals.cpuNanos - totals.clientCpuNanos) / 1e6 / totals.accepted;
@@ -334,6 +337,7 @@ class SignalBench {
         Round round = new Round();
         round.load = BenchFigures.load1();
         long cpu = BenchFigures.processCpuNanos();
+        Map<String, Long> threadCpu = ThreadCpu.read();
         long clientCpu = clientCpuNanos();
         long dbCpu = dbCpuMillis();
         Instant started = Instant.now();
@@ -352,6 +356,7 @@ class SignalBench {
         }
         Instant last = seen.values().stream().max(Instant::compareTo).orElse(sendersDone);
         round.cpuNanos = BenchFigures.processCpuNanos() - cpu;
+        round.cpuByThread = ThreadCpu.minus(ThreadCpu.read(), threadCpu);
         round.clientCpuNanos = sender.remote() ? clientCpuNanos() - clientCpu : 0;
         long dbCpuAfter = dbCpuMillis();
         round.dbCpuMillis = dbCpu < 0 || dbCpuAfter < 0 ? -1 : dbCpuAfter - dbCpu;
@@ -653,6 +658,7 @@ class SignalBench {
         long cpuNanos;
         long clientCpuNanos;
         long dbCpuMillis;
+        Map<String, Long> cpuByThread = Map.of();
         double load;
         double netXacts;
         Meters meters;
@@ -686,6 +692,7 @@ class SignalBench {
         double tickSeconds;
         double netXacts;
         long dbCpuMillis;
+        final Map<String, Long> cpuByThread = new java.util.TreeMap<>();
         final List<Double> tickToVisible = new ArrayList<>();
         final List<Double> latencies = new ArrayList<>();
         final List<Double> tickStartLatencies = new ArrayList<>();
@@ -694,6 +701,7 @@ class SignalBench {
 
         void add(Round round) {
             rounds++;
+            round.cpuByThread.forEach((kind, nanos) -> cpuByThread.merge(kind, nanos, Long::sum));
             netXacts += round.netXacts;
             dbCpuMillis = dbCpuMillis < 0 || round.dbCpuMillis < 0 ? -1 : dbCpuMillis + round.dbCpuMillis;
             tickToVisible.addAll(round.tickToVisible);
