@@ -63,7 +63,8 @@ import static dev.ductor.bench.BenchFigures.percentile;
  * {@code pairs} signals as fast as they can (closed loop), wait until every {@code t<i>} is dispatched,
  * read the figures, cancel the run (untimed). Signals go through HTTP ({@code POST /api/v1/runs/{id}/signals}
  * with a client dev token, java.net.http) in the main rounds, and straight through
- * {@link RunOperations#signal} in the service rounds, which leave the HTTP layer out.
+ * {@link RunOperations#signal} in the service rounds, which leave the HTTP layer out and are interleaved with the
+ * measured HTTP rounds.
  *
  * <p>Acceptance time: when the sender has the 202 (or the service call has returned), i.e. after the
  * signal's transaction committed. Dispatch time: when the TASK row of {@code t<i>} became visible, i.e. when
@@ -207,17 +208,25 @@ class SignalBench {
                 figures.put("idle_db_xact_per_s", fixed(idleXactsPerSecond, 1));
             }
             Totals httpTotals = new Totals();
+            Totals serviceTotals = new Totals();
             List<String> perRound = new ArrayList<>();
             List<String> commitsPerRound = new ArrayList<>();
+            // The service rounds are spread among the HTTP rounds, not run after them: the JIT compiler is still busy
+            // after the warm-up (half a core here), and a reference measured later, on a warmer JVM, made HTTP look
+            // costlier than it is.
+            int serviceDone = 0;
             for (int round = 0; round < rounds; round++) {
                 Round result = round(workflow, viaHttp, pool);
                 httpTotals.add(result);
                 perRound.add(fixed(result.perSecond(), 0));
                 commitsPerRound.add(Long.toString(result.commits));
+                while (serviceDone < (long) serviceRounds * (round + 1) / rounds) {
+                    serviceTotals.add(round(workflow, viaService, pool));
+                    serviceDone++;
+                }
             }
-            Totals serviceTotals = new Totals();
-            for (int round = 0; round < serviceRounds; round++) {
-                serviceTotals.add(round(workflow, viaService, pool));
+            while (serviceDone++ < serviceRounds) {
+                serviceTotals.add(round(workflow, viaService, pool)); // rounds = 0
             }
 
             figures.put("http_rounds_signals_per_s", String.join(",", perRound));
@@ -279,6 +288,9 @@ class SignalBench {
         if (totals.clientCpuNanos > 0) {
             figures.put(prefix + "_client_cpu_ms_per_signal", fixed(totals.accepted == 0 ? 0 : totals.clientCpuNanos / 1e6 / totals.accepted, 2));
         }
+        if (!totals.cpuByThread.isEmpty()) {
+            figures.put(prefix + "_cpu_ms_per_signal_by_thread", ThreadCpu.perSignal(totals.cpuByThread, totals.accepted));
+        }
         if (totals.dbCpuMillis >= 0 && totals.accepted > 0) {
             // Ductor's share only: the JVM's CPU less the benchmark's own senders and HTTP client, plus the database's.
             double jvm = (totals.cpuNanos - totals.clientCpuNanos) / 1e6 / totals.accepted;
@@ -334,6 +346,7 @@ class SignalBench {
         Round round = new Round();
         round.load = BenchFigures.load1();
         long cpu = BenchFigures.processCpuNanos();
+        Map<String, Long> threadCpu = ThreadCpu.read();
         long clientCpu = clientCpuNanos();
         long dbCpu = dbCpuMillis();
         Instant started = Instant.now();
@@ -352,6 +365,7 @@ class SignalBench {
         }
         Instant last = seen.values().stream().max(Instant::compareTo).orElse(sendersDone);
         round.cpuNanos = BenchFigures.processCpuNanos() - cpu;
+        round.cpuByThread = ThreadCpu.minus(ThreadCpu.read(), threadCpu);
         round.clientCpuNanos = sender.remote() ? clientCpuNanos() - clientCpu : 0;
         long dbCpuAfter = dbCpuMillis();
         round.dbCpuMillis = dbCpu < 0 || dbCpuAfter < 0 ? -1 : dbCpuAfter - dbCpu;
@@ -653,6 +667,7 @@ class SignalBench {
         long cpuNanos;
         long clientCpuNanos;
         long dbCpuMillis;
+        Map<String, Long> cpuByThread = Map.of();
         double load;
         double netXacts;
         Meters meters;
@@ -686,6 +701,7 @@ class SignalBench {
         double tickSeconds;
         double netXacts;
         long dbCpuMillis;
+        final Map<String, Long> cpuByThread = new java.util.TreeMap<>();
         final List<Double> tickToVisible = new ArrayList<>();
         final List<Double> latencies = new ArrayList<>();
         final List<Double> tickStartLatencies = new ArrayList<>();
@@ -694,6 +710,7 @@ class SignalBench {
 
         void add(Round round) {
             rounds++;
+            round.cpuByThread.forEach((kind, nanos) -> cpuByThread.merge(kind, nanos, Long::sum));
             netXacts += round.netXacts;
             dbCpuMillis = dbCpuMillis < 0 || round.dbCpuMillis < 0 ? -1 : dbCpuMillis + round.dbCpuMillis;
             tickToVisible.addAll(round.tickToVisible);
