@@ -109,10 +109,11 @@ class SignalBench {
     private final int pairs = intProperty("bench.signals.pairs", 250);
     private final int senders = intProperty("bench.signals.senders", 8);
     /**
-     * 12 rounds (3,000 signals over HTTP): with 4 the HTTP rounds still ran partly interpreted, and took 7 ms of JVM CPU
-     * a signal where the service rounds after them, on a warm JVM, took 1.4.
+     * 60 rounds (15,000 signals over HTTP, about two minutes here): the figure is the steady state, as chain3's is after
+     * its 90 s warm-up. With 4 the HTTP rounds still ran partly interpreted (7 ms of JVM CPU a signal against 1.4 on a
+     * warm JVM); with 12 the C2 compiler still took 0.7 ms a signal and compiled 11,000 more methods in the next 40.
      */
-    private final int warmupRounds = intProperty("bench.signals.warmup-rounds", 12);
+    private final int warmupRounds = intProperty("bench.signals.warmup-rounds", 60);
     private final int rounds = intProperty("bench.signals.rounds", 8);
     private final int serviceRounds = intProperty("bench.signals.service-rounds", 4);
     /** Counts the database's transactions per signal (pg_stat_database, flushed by backends at most every second). */
