@@ -66,9 +66,10 @@ public class QueueRepository {
 
     private static final MultiRowInsert ENQUEUE_LEASED = new MultiRowInsert("""
             INSERT INTO eec_queue_item (kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key,
-                                        payload, requeue_count, available_at, created_at, lease_token, lease_owner, deliveries)""",
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?, 1)",
-            "ON CONFLICT (task_key) WHERE task_key IS NOT NULL DO NOTHING RETURNING id, task_key");
+                                        payload, requeue_count, available_at, created_at, lease_token, lease_owner, deliveries)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?, 1)
+            ON CONFLICT (task_key) WHERE task_key IS NOT NULL DO NOTHING
+            RETURNING id, task_key""");
 
     /**
      * Inserts tasks already leased to {@code owner}, as if claimed the moment they were queued: the pod that

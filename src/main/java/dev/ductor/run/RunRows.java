@@ -72,9 +72,10 @@ public class RunRows {
     private static final MultiRowInsert INSERT = new MultiRowInsert("""
             INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
                                           last_transition_seq, state_checksum, db_record_version, input, output,
-                                          idempotency_key, correlation_key, created_at, updated_at, request_fingerprint)""",
-            "(?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, 0, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?, ?, ?)",
-            "ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING run_id");
+                                          idempotency_key, correlation_key, created_at, updated_at, request_fingerprint)
+            VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, 0, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?, ?, ?)
+            ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+            RETURNING run_id""");
 
     @Inject EntityManager em;
 

@@ -10,8 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 @Tag("unit")
 class MultiRowInsertTest {
 
-    private final MultiRowInsert insert = new MultiRowInsert("INSERT INTO t (a, b, c)", "(?, CAST(? AS jsonb), 1, ?)",
-            "ON CONFLICT DO NOTHING RETURNING id");
+    private final MultiRowInsert insert = new MultiRowInsert("""
+            INSERT INTO t (a, b, c)
+            VALUES (?, CAST(? AS jsonb), 1, ?)
+            ON CONFLICT DO NOTHING RETURNING id""");
 
     @Test
     void oneRowGroupPerRowBetweenHeadAndTail() {
@@ -33,5 +35,17 @@ class MultiRowInsertTest {
     @Test
     void noRowsIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> insert.sql(0));
+    }
+
+    @Test
+    void aStatementWithoutOneRowOfValuesIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new MultiRowInsert("INSERT INTO t SELECT * FROM u"));
+        assertThrows(IllegalArgumentException.class, () -> new MultiRowInsert("INSERT INTO t (a) VALUES (?, CAST(? AS int)"));
+    }
+
+    @Test
+    void parenthesesInsideALiteralDoNotEndTheRow() {
+        MultiRowInsert literal = new MultiRowInsert("INSERT INTO t (a, b) VALUES (?, ')(') RETURNING a");
+        assertEquals("INSERT INTO t (a, b) VALUES (?, ')('), (?, ')(') RETURNING a", literal.sql(2));
     }
 }
