@@ -65,8 +65,13 @@ public final class MultiRowInsert {
         });
     }
 
+    /** Where row {@code index} (0-based) starts: its first placeholder is JDBC parameter {@code offset(index) + 1}. */
+    public int offset(int index) {
+        return index * parametersPerRow;
+    }
+
     /** The JDBC index of parameter {@code column} (1-based, as in the row) of row {@code index} (0-based). */
     public int parameter(int index, int column) {
-        return index * parametersPerRow + column;
+        return offset(index) + column;
     }
 }

@@ -89,11 +89,12 @@ public class QueueRepository {
                 for (int i = 0; i < tasks.size(); i++) {
                     UUID token = UUID.randomUUID();
                     tokens.add(token);
-                    bindItem(insert, ENQUEUE_LEASED.parameter(i, 0), tasks.get(i));
-                    insert.setObject(ENQUEUE_LEASED.parameter(i, 12), expires.atOffset(ZoneOffset.UTC));
-                    insert.setObject(ENQUEUE_LEASED.parameter(i, 13), created);
-                    insert.setObject(ENQUEUE_LEASED.parameter(i, 14), token);
-                    insert.setString(ENQUEUE_LEASED.parameter(i, 15), owner);
+                    int p = ENQUEUE_LEASED.offset(i);
+                    bindItem(insert, p, tasks.get(i));
+                    insert.setObject(p + 12, expires.atOffset(ZoneOffset.UTC));
+                    insert.setObject(p + 13, created);
+                    insert.setObject(p + 14, token);
+                    insert.setString(p + 15, owner);
                 }
                 java.util.Map<String, Long> ids = new java.util.HashMap<>();
                 try (ResultSet keys = insert.executeQuery()) {
@@ -232,8 +233,10 @@ public class QueueRepository {
                 .executeUpdate();
     }
 
-    /** The first eleven columns of both INSERTs, in their order: what the item itself says. */
-    /** Binds the item's first 11 columns, from parameter {@code base + 1} on. */
+    /**
+     * The first eleven columns of both INSERTs, in their order (what the item itself says), bound from parameter
+     * {@code base + 1} on.
+     */
     private static void bindItem(PreparedStatement insert, int base, NewQueueItem item) throws java.sql.SQLException {
         insert.setString(base + 1, item.kind().name());
         insert.setString(base + 2, item.tenant());

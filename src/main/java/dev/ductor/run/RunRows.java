@@ -94,22 +94,23 @@ public class RunRows {
                 OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
                 for (int i = 0; i < runs.size(); i++) {
                     NewRun run = runs.get(i);
-                    insert.setObject(INSERT.parameter(i, 1), run.runId());
-                    insert.setString(INSERT.parameter(i, 2), run.tenant());
-                    insert.setString(INSERT.parameter(i, 3), run.workflowName());
-                    insert.setInt(INSERT.parameter(i, 4), run.revision());
-                    insert.setString(INSERT.parameter(i, 5), run.status());
-                    insert.setString(INSERT.parameter(i, 6), run.tier());
-                    insert.setString(INSERT.parameter(i, 7), run.nodeStates());
-                    insert.setLong(INSERT.parameter(i, 8), run.lastSeq());
-                    insert.setString(INSERT.parameter(i, 9), run.checksum());
-                    insert.setString(INSERT.parameter(i, 10), run.input());
-                    insert.setString(INSERT.parameter(i, 11), run.output());
-                    insert.setString(INSERT.parameter(i, 12), run.idempotencyKey());
-                    insert.setString(INSERT.parameter(i, 13), run.correlationKey());
-                    insert.setObject(INSERT.parameter(i, 14), at);
-                    insert.setObject(INSERT.parameter(i, 15), at);
-                    insert.setString(INSERT.parameter(i, 16), run.fingerprint());
+                    int p = INSERT.offset(i);
+                    insert.setObject(p + 1, run.runId());
+                    insert.setString(p + 2, run.tenant());
+                    insert.setString(p + 3, run.workflowName());
+                    insert.setInt(p + 4, run.revision());
+                    insert.setString(p + 5, run.status());
+                    insert.setString(p + 6, run.tier());
+                    insert.setString(p + 7, run.nodeStates());
+                    insert.setLong(p + 8, run.lastSeq());
+                    insert.setString(p + 9, run.checksum());
+                    insert.setString(p + 10, run.input());
+                    insert.setString(p + 11, run.output());
+                    insert.setString(p + 12, run.idempotencyKey());
+                    insert.setString(p + 13, run.correlationKey());
+                    insert.setObject(p + 14, at);
+                    insert.setObject(p + 15, at);
+                    insert.setString(p + 16, run.fingerprint());
                 }
                 Set<UUID> inserted = new HashSet<>();
                 try (ResultSet keys = insert.executeQuery()) {
