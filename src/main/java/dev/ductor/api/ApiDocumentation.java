@@ -18,6 +18,8 @@ public class ApiDocumentation implements OASFilter {
 
     private static final String RESPONSES = "#/components/responses/";
     private static final String EXAMPLES = "#/components/examples/";
+    /** Quarkus adds these to every {@code @RolesAllowed} operation, bare; ours say it as problem+json. */
+    private static final Map<String, String> SECURITY_ANSWERS = Map.of("401", "unauthorized", "403", "forbidden");
 
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {
@@ -26,7 +28,9 @@ public class ApiDocumentation implements OASFilter {
         responses.values().forEach(response -> inline(response.getContent(), examples));
         openAPI.getPaths().getPathItems().values().forEach(path -> path.getOperations().values().forEach(operation -> {
             new LinkedHashMap<>(operation.getResponses().getAPIResponses()).forEach((code, response) -> {
-                if (response.getRef() != null) {
+                if (SECURITY_ANSWERS.containsKey(code) && response.getContent() == null) {
+                    operation.getResponses().addAPIResponse(code, require(responses, SECURITY_ANSWERS.get(code)));
+                } else if (response.getRef() != null) {
                     operation.getResponses().addAPIResponse(code, require(responses, response.getRef().substring(RESPONSES.length())));
                 } else {
                     inline(response.getContent(), examples);

@@ -2,6 +2,7 @@ package dev.ductor.api;
 
 import dev.ductor.run.FleetOverview;
 import dev.ductor.security.CallerContext;
+import dev.ductor.security.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -9,14 +10,11 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 @Path("/api/v1/fleet")
 @Produces(MediaType.APPLICATION_JSON)
-@SecurityRequirement(name = "jwt")
-@APIResponse(responseCode = "401", ref = "unauthorized")
-@APIResponse(responseCode = "403", ref = "forbidden")
 @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+@APIResponse(responseCode = "401", ref = "unauthorized") // and the 403: api/ApiDocumentation
 public class FleetResource {
 
     @Inject

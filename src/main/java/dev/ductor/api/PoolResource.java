@@ -6,10 +6,12 @@ import dev.ductor.aggregate.core.AggregateEvent;
 import dev.ductor.aggregate.core.PoolCommands;
 import dev.ductor.aggregate.pool.PoolService;
 import dev.ductor.aggregate.pool.PoolView;
-import dev.ductor.api.Constraints.Name;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.StaleVersionException;
 import dev.ductor.security.CallerContext;
+import dev.ductor.security.Roles;
+import dev.ductor.validation.Bodies;
+import dev.ductor.validation.Constraints.Name;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -24,7 +26,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.hibernate.validator.constraints.Range;
 
 import java.net.URI;
@@ -40,9 +41,7 @@ import java.util.OptionalLong;
 @Path("/api/v1/pools")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
-@SecurityRequirement(name = "jwt")
-@APIResponse(responseCode = "401", ref = "unauthorized")
-@APIResponse(responseCode = "403", ref = "forbidden")
+@APIResponse(responseCode = "401", ref = "unauthorized") // and the 403: api/ApiDocumentation
 public class PoolResource {
 
     @Inject
@@ -65,7 +64,7 @@ public class PoolResource {
         }
         String tenant = caller.tenant();
         PoolService.PutResult result;
-        try { // not through Versions.saving: a create that lost to another create has no version, PoolService words that 409
+        try { // not through VersionConflictException.onLostRace: a create that lost to another create has no version, PoolService words that 409
             result = pools.put(tenant, name, pool.capacity().intValue(), pool.paused(), expected, caller.subject(), body);
         } catch (StaleVersionException lost) {
             throw pools.lostRace(tenant, name, expected, body);

@@ -3,8 +3,10 @@ package dev.ductor.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.aggregate.rule.RuleService;
 import dev.ductor.aggregate.rule.RuleView;
-import dev.ductor.api.Constraints.Name;
+import dev.ductor.error.VersionConflictException;
 import dev.ductor.security.CallerContext;
+import dev.ductor.security.Roles;
+import dev.ductor.validation.Constraints.Name;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -17,7 +19,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.net.URI;
 import java.util.List;
@@ -28,9 +29,7 @@ import java.util.OptionalLong;
 @Path("/api/v1/rules")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
-@SecurityRequirement(name = "jwt")
-@APIResponse(responseCode = "401", ref = "unauthorized")
-@APIResponse(responseCode = "403", ref = "forbidden")
+@APIResponse(responseCode = "401", ref = "unauthorized") // and the 403: api/ApiDocumentation
 public class RuleResource {
 
     @Inject
@@ -45,7 +44,7 @@ public class RuleResource {
     public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
-        RuleService.PutResult result = Versions.saving("Rule '" + name + "'", expected, body,
+        RuleService.PutResult result = VersionConflictException.onLostRace("Rule '" + name + "'", expected, body,
                 () -> rules.put(tenant, name, body, expected, caller.subject()), () -> rules.get(tenant, name), RuleView::version);
         Response.ResponseBuilder response = result.created()
                 ? Response.created(URI.create("/api/v1/rules/" + name))

@@ -1,23 +1,25 @@
 package dev.ductor.api;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ductor.api.Constraints.ClientKey;
-import dev.ductor.api.Constraints.KnownTier;
-import dev.ductor.api.Constraints.MaxJsonSize;
-import dev.ductor.api.Constraints.Text;
 import dev.ductor.error.BadRequestException;
+import dev.ductor.error.VersionConflictException;
 import dev.ductor.run.ParkedRuns;
 import dev.ductor.run.RunEventStreams;
 import dev.ductor.run.RunOperations;
-import dev.ductor.run.RunPatch;
 import dev.ductor.run.RunPage;
+import dev.ductor.run.RunPatch;
 import dev.ductor.run.RunQueries;
 import dev.ductor.run.RunView;
 import dev.ductor.run.TransitionView;
 import dev.ductor.run.core.OperatorActions;
 import dev.ductor.security.CallerContext;
+import dev.ductor.security.Roles;
+import dev.ductor.validation.Bodies;
+import dev.ductor.validation.Constraints.ClientKey;
+import dev.ductor.validation.Constraints.KnownTier;
+import dev.ductor.validation.Constraints.MaxJsonSize;
+import dev.ductor.validation.Constraints.Text;
+import dev.ductor.validation.Constraints.WholeNumber;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -35,11 +37,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
-import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,10 +51,8 @@ import java.util.concurrent.CompletionStage;
 
 @Path("/api/v1/runs")
 @Produces(MediaType.APPLICATION_JSON)
-@SecurityRequirement(name = "jwt")
-@APIResponse(responseCode = "401", ref = "unauthorized")
-@APIResponse(responseCode = "403", ref = "forbidden")
 @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+@APIResponse(responseCode = "401", ref = "unauthorized") // and the 403: api/ApiDocumentation
 public class RunResource {
 
     @Inject
@@ -74,9 +73,6 @@ public class RunResource {
     @Inject
     Bodies bodies;
 
-    @Inject
-    ObjectMapper mapper;
-
     @GET
     @Path("/{runId}")
     public Response get(@PathParam("runId") String runId) {
@@ -87,8 +83,8 @@ public class RunResource {
     @GET
     public RunPage list(@QueryParam("workflow") String workflow, @QueryParam("status") String status,
                         @QueryParam("idempotencyKey") String idempotencyKey,
-                        @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
-        return runs.list(caller.tenant(), workflow, status, idempotencyKey, parseLimit(limit), cursor);
+                        @QueryParam("limit") @WholeNumber String limit, @QueryParam("cursor") String cursor) {
+        return runs.list(caller.tenant(), workflow, status, idempotencyKey, limit == null ? null : Integer.valueOf(limit), cursor);
     }
 
     @GET
@@ -96,22 +92,16 @@ public class RunResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public void events(@PathParam("runId") String runId, @HeaderParam("Last-Event-ID") String lastEventId,
                        @Context SseEventSink sink, @Context Sse sse) {
-        streams.open(caller.tenant(), parse(runId), parseLastEventId(lastEventId), new RunEvents(sink, sse, mapper));
+        streams.open(caller.tenant(), parse(runId), parseLastEventId(lastEventId), new RunEvents(sink, sse));
     }
 
     /** One stream as server-sent events: event {@code run}, {@code id:} its version, the JSON of GET /runs/{id} as data. */
-    private record RunEvents(SseEventSink sink, Sse sse, ObjectMapper mapper) implements RunEventStreams.Sink {
+    private record RunEvents(SseEventSink sink, Sse sse) implements RunEventStreams.Sink {
 
         @Override
         public CompletionStage<?> send(RunView run) {
-            String json;
-            try {
-                json = mapper.writeValueAsString(run);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException(e);
-            }
             return sink.send(sse.newEventBuilder().name("run").id(Long.toString(run.version()))
-                    .mediaType(MediaType.TEXT_PLAIN_TYPE).data(json).build());
+                    .mediaType(MediaType.APPLICATION_JSON_TYPE).data(RunView.class, run).build());
         }
 
         @Override
@@ -178,7 +168,7 @@ public class RunResource {
         UUID id = parse(runId);
         OptionalLong expected = Versions.ifMatch(ifMatch);
         RunPatch patch = bodies.read(body, PatchBody.class, "tier", "nodes").toPatch();
-        RunView run = Versions.saving("Run " + id, expected, body, () -> operations.patch(caller.tenant(), id, expected, patch, body),
+        RunView run = VersionConflictException.onLostRace("Run " + id, expected, body, () -> operations.patch(caller.tenant(), id, expected, patch, body),
                 () -> runs.get(caller.tenant(), id), RunView::version);
         return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
     }
@@ -191,9 +181,6 @@ public class RunResource {
             Map<String, OperatorActions.Action> actions = new LinkedHashMap<>();
             if (nodes != null) {
                 nodes.forEach((node, action) -> actions.put(node, OperatorActions.Action.fromWire(action.action()).orElseThrow()));
-            }
-            if (tier == null && actions.isEmpty()) {
-                throw new BadRequestException(null, "nothing to change: give a tier or node actions");
             }
             return new RunPatch(tier, actions);
         }
@@ -219,18 +206,6 @@ public class RunResource {
             return Long.parseLong(lastEventId.trim());
         } catch (NumberFormatException e) {
             throw new BadRequestException("Last-Event-ID", "Last-Event-ID must be a run version this stream sent (a whole number)");
-        }
-    }
-
-    /** A page size as sent; the query caps it. */
-    static Integer parseLimit(String limit) {
-        if (limit == null) {
-            return null;
-        }
-        try {
-            return Integer.parseInt(limit);
-        } catch (NumberFormatException e) {
-            throw new BadRequestException("limit", "limit must be a whole number");
         }
     }
 }

@@ -1,10 +1,12 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.api.Constraints.MaxJsonSize;
-import dev.ductor.api.Constraints.Text;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.security.CallerContext;
+import dev.ductor.security.Roles;
+import dev.ductor.validation.Bodies;
+import dev.ductor.validation.Constraints.MaxJsonSize;
+import dev.ductor.validation.Constraints.Text;
 import dev.ductor.worker.ExternalTasks;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.annotation.security.RolesAllowed;
@@ -19,12 +21,10 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 import org.hibernate.validator.constraints.Range;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -33,10 +33,8 @@ import java.util.UUID;
 @Path("/api/v1/tasks")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
-@SecurityRequirement(name = "jwt")
-@APIResponse(responseCode = "401", ref = "unauthorized")
-@APIResponse(responseCode = "403", ref = "forbidden")
 @RolesAllowed(Roles.WORKER)
+@APIResponse(responseCode = "401", ref = "unauthorized") // and the 403: api/ApiDocumentation
 public class TaskResource {
 
     private static final int MAX_CLAIM = 100;
@@ -61,13 +59,12 @@ public class TaskResource {
 
     @POST
     @Path("/{taskId}/heartbeat")
-    public Map<String, Object> heartbeat(@PathParam("taskId") String taskId, JsonNode body) {
+    public Lease heartbeat(@PathParam("taskId") String taskId, JsonNode body) {
         UUID lease = bodies.read(body, HeartbeatBody.class).leaseToken();
-        Instant until = tasks.heartbeat(caller.tenant(), taskId, parseTaskId(taskId), lease);
-        Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("taskId", taskId);
-        answer.put("leaseExpiresAt", until);
-        return answer;
+        return new Lease(taskId, tasks.heartbeat(caller.tenant(), taskId, parseTaskId(taskId), lease));
+    }
+
+    public record Lease(String taskId, Instant leaseExpiresAt) {
     }
 
     @POST

@@ -1,15 +1,16 @@
 package dev.ductor.api;
 
 import dev.ductor.error.BadRequestException;
-import dev.ductor.error.StaleVersionException;
-import dev.ductor.error.VersionConflictException;
 
 import java.util.OptionalLong;
-import java.util.function.Supplier;
-import java.util.function.ToLongFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** ETag and If-Match: the version in double quotes ({@code "3"}); If-Match also takes a bare number. */
 public final class Versions {
+
+    /** {@code "3"}, {@code W/"3"} or {@code 3}: a version, quoted or not, weak or not. */
+    private static final Pattern ETAG = Pattern.compile("(?:W/)?(\"?)([0-9]{1,18})\\1");
 
     private Versions() {
     }
@@ -26,37 +27,10 @@ public final class Versions {
         if (header == null || header.isBlank()) {
             return OptionalLong.empty();
         }
-        String value = header.trim();
-        if (value.startsWith("W/")) {
-            value = value.substring(2);
-        }
-        if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
-            value = value.substring(1, value.length() - 1);
-        }
-        try {
-            long version = Long.parseLong(value);
-            if (version < 0) {
-                throw new NumberFormatException();
-            }
-            return OptionalLong.of(version);
-        } catch (NumberFormatException e) {
+        Matcher etag = ETAG.matcher(header.trim());
+        if (!etag.matches()) {
             throw new BadRequestException("If-Match", "If-Match must be the ETag you read, like \"3\"; got " + header);
         }
-    }
-
-    /**
-     * Runs a versioned write. When it loses the race to another writer's commit (any {@link StaleVersionException};
-     * its transaction rolled back, nothing was saved), the one 409 answer: the resource as {@code current} reads it now,
-     * with its version, beside what was sent.
-     */
-    public static <T, C> T saving(String what, OptionalLong expected, Object rejected, Supplier<T> write, Supplier<C> current,
-                                  ToLongFunction<C> version) {
-        try {
-            return write.get();
-        } catch (StaleVersionException lost) {
-            C now = current.get();
-            throw new VersionConflictException(what, expected.isPresent() ? expected.getAsLong() : null, version.applyAsLong(now),
-                    now, rejected);
-        }
+        return OptionalLong.of(Long.parseLong(etag.group(2)));
     }
 }

@@ -1,16 +1,19 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ductor.api.Constraints.ClientKey;
-import dev.ductor.api.Constraints.KnownTier;
-import dev.ductor.api.Constraints.MaxJsonSize;
-import dev.ductor.api.Constraints.Name;
-import dev.ductor.api.Constraints.Text;
 import dev.ductor.config.Tiers;
+import dev.ductor.error.VersionConflictException;
 import dev.ductor.run.RunStarter;
 import dev.ductor.run.StartBatcher;
 import dev.ductor.run.StartRequest;
 import dev.ductor.security.CallerContext;
+import dev.ductor.security.Roles;
+import dev.ductor.validation.Bodies;
+import dev.ductor.validation.Constraints.ClientKey;
+import dev.ductor.validation.Constraints.KnownTier;
+import dev.ductor.validation.Constraints.MaxJsonSize;
+import dev.ductor.validation.Constraints.Name;
+import dev.ductor.validation.Constraints.Text;
 import dev.ductor.workflow.StoredRevision;
 import dev.ductor.workflow.StoredWorkflow;
 import dev.ductor.workflow.WorkflowService;
@@ -29,7 +32,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.security.SecurityRequirement;
 
 import java.net.URI;
 import java.util.List;
@@ -39,9 +41,7 @@ import java.util.OptionalLong;
 @Path("/api/v1/workflows")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
-@SecurityRequirement(name = "jwt")
-@APIResponse(responseCode = "401", ref = "unauthorized")
-@APIResponse(responseCode = "403", ref = "forbidden")
+@APIResponse(responseCode = "401", ref = "unauthorized") // and the 403: api/ApiDocumentation
 public class WorkflowResource {
 
     @Inject
@@ -61,7 +61,7 @@ public class WorkflowResource {
     @RolesAllowed(Roles.ADMIN)
     public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
-        WorkflowService.PutResult result = Versions.saving("Workflow '" + name + "'", expected, body,
+        WorkflowService.PutResult result = VersionConflictException.onLostRace("Workflow '" + name + "'", expected, body,
                 () -> workflows.put(caller.tenant(), name, body, expected), () -> workflows.get(caller.tenant(), name),
                 StoredWorkflow::version);
         Response.ResponseBuilder response = result.created()

@@ -1,5 +1,9 @@
 package dev.ductor.database;
 
+import dev.ductor.error.BadRequestException;
+import dev.ductor.error.DatabaseUnavailableException;
+import dev.ductor.error.DuctorException;
+
 import java.net.ConnectException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
@@ -42,6 +46,19 @@ public final class DatabaseOutage {
             }
         }
         return false;
+    }
+
+    /**
+     * What a caller is answered when the database is why {@code failure} happened, or null when it is not: a 400 for a
+     * value it refused (the transaction rolled back, nothing was applied), a 503 while it cannot be reached.
+     */
+    public static DuctorException answer(Throwable failure) {
+        if (isDataException(failure)) {
+            return new BadRequestException(null,
+                    "the request holds a value that cannot be stored (for example a NUL character); nothing was applied");
+        }
+        Applied applied = of(failure);
+        return applied == null ? null : new DatabaseUnavailableException(applied == Applied.MAYBE, failure);
     }
 
     /** True when {@code failure} is the database being unreachable, not anything about the work that was tried. */

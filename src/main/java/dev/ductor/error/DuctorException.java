@@ -28,4 +28,9 @@ public abstract class DuctorException extends RuntimeException {
     public Map<String, Object> extensions() {
         return Map.of();
     }
+
+    /** Headers of the answer beside the problem document (Retry-After). */
+    public Map<String, String> headers() {
+        return Map.of();
+    }
 }

@@ -2,6 +2,9 @@ package dev.ductor.error;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * A write based on a version that is no longer current. Over HTTP it carries the resource as it is now
@@ -22,6 +25,22 @@ public class VersionConflictException extends DuctorException {
         this.currentVersion = currentVersion;
         this.current = current;
         this.rejected = rejected;
+    }
+
+    /**
+     * Runs a versioned write. When it loses the race to another writer's commit (any {@link StaleVersionException};
+     * its transaction rolled back, nothing was saved), the one 409 answer: the resource as {@code current} reads it now,
+     * with its version, beside what was sent.
+     */
+    public static <T, C> T onLostRace(String what, OptionalLong expected, Object rejected, Supplier<T> write,
+                                      Supplier<C> current, ToLongFunction<C> version) {
+        try {
+            return write.get();
+        } catch (StaleVersionException lost) {
+            C now = current.get();
+            throw new VersionConflictException(what, expected.isPresent() ? expected.getAsLong() : null, version.applyAsLong(now),
+                    now, rejected);
+        }
     }
 
     @Override

@@ -92,17 +92,17 @@ class NativeImageReadinessTest {
         declare("dev.ductor.aggregate.pool.PoolService#conflict -> VersionConflictException.<init>#4",
                 "rejected: conflict's sent, checked at its callers");
         declare("dev.ductor.aggregate.pool.PoolService#put -> PoolService.conflict#3", "put's sent, checked at its callers");
-        declare("dev.ductor.api.Bodies#read -> ObjectMapper.treeToValue",
+        declare("dev.ductor.validation.Bodies#read -> ObjectMapper.treeToValue",
                 "the request body record its callers name (each resource's, registered beside it)",
                 dev.ductor.api.WorkflowResource.StartBody.class, dev.ductor.api.RunResource.SignalBody.class,
                 dev.ductor.api.RunResource.PatchBody.class, dev.ductor.api.RunResource.NodeAction.class,
                 dev.ductor.api.PoolResource.PoolBody.class, dev.ductor.api.EventResource.EventBody.class,
                 dev.ductor.api.TaskResource.ClaimBody.class, dev.ductor.api.TaskResource.HeartbeatBody.class,
                 dev.ductor.api.TaskResource.CompleteBody.class, dev.ductor.api.TaskResource.FailBody.class);
-        declare("dev.ductor.api.Versions#saving -> VersionConflictException.<init>#3",
+        declare("dev.ductor.error.VersionConflictException#onLostRace -> VersionConflictException.<init>#3",
                 "current: the resource its callers read afresh after a lost race (WorkflowResource, RuleResource, RunResource)",
                 dev.ductor.workflow.StoredWorkflow.class, dev.ductor.aggregate.rule.RuleView.class, dev.ductor.run.RunView.class);
-        declare("dev.ductor.api.Versions#saving -> VersionConflictException.<init>#4",
+        declare("dev.ductor.error.VersionConflictException#onLostRace -> VersionConflictException.<init>#4",
                 "rejected: the request body its callers pass, a JsonNode", JsonNode.class);
         declare("dev.ductor.aggregate.pool.PoolService#lostRace -> PoolService.conflict#3", "lostRace's sent, checked at its callers");
         declare("dev.ductor.run.PatchRefusedException#<init> -> ConflictException.<init>#2",

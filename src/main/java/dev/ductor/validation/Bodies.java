@@ -1,4 +1,4 @@
-package dev.ductor.api;
+package dev.ductor.validation;
 
 import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
@@ -16,7 +16,6 @@ import com.fasterxml.jackson.databind.type.LogicalType;
 import dev.ductor.error.BadRequestException;
 import jakarta.inject.Singleton;
 import jakarta.validation.ConstraintViolation;
-import jakarta.validation.ConstraintViolationException;
 import jakarta.validation.Validator;
 
 import java.util.Collection;
@@ -35,8 +34,8 @@ import java.util.stream.Collectors;
  *
  * <p>The strictness belongs to these records alone: the mapper is a copy, so workflow and rule definitions (whose own
  * parsers report every violation at once) and the answers are read and written as before. A Jackson mapping error
- * becomes a 400 here; a constraint violation is thrown as such and worded by {@link ProblemMapper}, like one on a path
- * parameter; either names its field.
+ * becomes a 400 here, and so does a constraint violation ({@link Violations}, as for a path parameter); either names
+ * its field.
  */
 @Singleton
 public class Bodies {
@@ -81,7 +80,7 @@ public class Bodies {
         }
         Set<ConstraintViolation<T>> violations = validator.validate(value);
         if (!violations.isEmpty()) {
-            throw new ConstraintViolationException(violations);
+            throw Violations.first(violations);
         }
         return value;
     }

@@ -1,4 +1,4 @@
-package dev.ductor.api;
+package dev.ductor.validation;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.aggregate.rule.EventIngestion;
@@ -24,7 +24,7 @@ import static java.lang.annotation.RetentionPolicy.RUNTIME;
 
 /**
  * The checks of request bodies and path names that Jakarta's own constraints do not express. A message is what
- * follows the field's name in the answer: {@code ProblemMapper} words a violation as "idempotencyKey must be ...".
+ * follows the field's name in the answer: {@link Violations} words a violation as "idempotencyKey must be ...".
  */
 public final class Constraints {
 
@@ -152,6 +152,20 @@ public final class Constraints {
     @Retention(RUNTIME)
     public @interface Name {
         String message() default "must be 1-100 characters of A-Z a-z 0-9 _ . -";
+
+        Class<?>[] groups() default {};
+
+        Class<? extends Payload>[] payload() default {};
+    }
+
+    /** A whole number sent as text (a query parameter), to be read with {@code Integer.valueOf}. */
+    @Pattern(regexp = "-?[0-9]{1,9}")
+    @ReportAsSingleViolation
+    @Constraint(validatedBy = {})
+    @Target({PARAMETER, FIELD})
+    @Retention(RUNTIME)
+    public @interface WholeNumber {
+        String message() default "must be a whole number";
 
         Class<?>[] groups() default {};
 

@@ -1,4 +1,4 @@
-package dev.ductor.api;
+package dev.ductor.security;
 
 /** The roles of the {@code groups} claim. */
 public final class Roles {
