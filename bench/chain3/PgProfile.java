@@ -50,12 +50,13 @@ public class PgProfile {
     static final String COUNTERS = """
             SELECT d.xact_commit, d.xact_rollback, d.tup_returned, d.tup_fetched, d.tup_inserted, d.tup_updated,
                    d.tup_deleted, d.blks_hit, d.blks_read, d.deadlocks, d.conflicts,
-                   w.wal_records, w.wal_fpi, w.wal_bytes, w.wal_write, w.wal_sync
+                   w.wal_records, w.wal_fpi, w.wal_bytes, w.wal_write, w.wal_sync,
+                   (SELECT coalesce(sum(t.n_tup_hot_upd), 0) FROM pg_stat_user_tables t)
               FROM pg_stat_database d, pg_stat_wal w WHERE d.datname = current_database()
             """;
     static final String[] COUNTER_NAMES = {"xact_commit", "xact_rollback", "tup_returned", "tup_fetched",
         "tup_inserted", "tup_updated", "tup_deleted", "blks_hit", "blks_read", "deadlocks", "conflicts",
-        "wal_records", "wal_fpi", "wal_bytes", "wal_write", "wal_sync"};
+        "wal_records", "wal_fpi", "wal_bytes", "wal_write", "wal_sync", "tup_hot_updated"};
 
     public static void main(String[] args) throws Exception {
         Map<String, String> o = new HashMap<>();

@@ -219,7 +219,7 @@ public interface DuctorConfig {
         @WithDefault("1m")
         Duration interval();
 
-        /** Runs examined per batch, keyed by (updated_at, run_id). */
+        /** Runs examined per batch, keyed by (created_at, run_id). */
         @WithDefault("500")
         int batchSize();
     }

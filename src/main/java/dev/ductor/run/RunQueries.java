@@ -134,39 +134,42 @@ public class RunQueries {
     }
 
     /**
-     * Old RUNNING runs (updated before {@code cutoff}, after the key {@code (afterUpdated, afterRun)}), for the
+     * Old RUNNING runs (updated before {@code cutoff}, after the key {@code (afterCreated, afterRun)}), for the
      * watchdog, with no queue row of any kind (task, timer, wakeup, or a dead-lettered one an operator owns)
      * and no node waiting for a signal: the WAITING signal nodes are found by joining the node states to the pinned
      * revision, so parked runs are not even read (node states that are not an object, a corrupt row, are read as having
      * no node, so that the run is examined and reported). Runs with pending inbox rows are included: they may need a
      * wakeup. The queue and the revisions are asked by their owners' predicates, in this one statement: parked runs
-     * must not even be read, however many there are.
+     * must not even be read, however many there are. Paged by {@code (created_at, run_id)}, which never change, so
+     * that the index of RUNNING runs does not hold {@code updated_at} and the run's commits can be HOT updates (V11);
+     * a run created after the cutoff cannot have been quiet since it.
      */
     @Transactional
     @SuppressWarnings("unchecked")
-    public List<Quiet> quietRuns(Instant cutoff, Instant afterUpdated, UUID afterRun, int limit) {
+    public List<Quiet> quietRuns(Instant cutoff, Instant afterCreated, UUID afterRun, int limit) {
         List<Object[]> rows = em.createNativeQuery("""
-                        SELECT r.run_id, r.updated_at FROM eec_workflow_run r
-                         WHERE r.status = 'RUNNING' AND r.updated_at < :cutoff
-                           AND (r.updated_at, r.run_id) > (:afterUpdated, :afterRun)
+                        SELECT r.run_id, r.created_at, r.updated_at FROM eec_workflow_run r
+                         WHERE r.status = 'RUNNING' AND r.created_at < :cutoff AND r.updated_at < :cutoff
+                           AND (r.created_at, r.run_id) > (:afterCreated, :afterRun)
                            AND %1$s
                            AND NOT EXISTS (
                                SELECT 1 FROM jsonb_each(CASE WHEN jsonb_typeof(r.node_states) = 'object'
                                                              THEN r.node_states ELSE '{}' END) n(node, state)
                                 WHERE n.state ->> 'state' = 'WAITING' AND %2$s)
-                         ORDER BY r.updated_at, r.run_id
+                         ORDER BY r.created_at, r.run_id
                          LIMIT :limit""".formatted(QueueRepository.nothingQueuedFor("r.run_id"),
                         WorkflowService.isSignalNodeOfRun("r", "n.node")))
                 .setParameter("cutoff", cutoff)
-                .setParameter("afterUpdated", afterUpdated)
+                .setParameter("afterCreated", afterCreated)
                 .setParameter("afterRun", afterRun)
                 .setParameter("limit", limit)
                 .getResultList();
-        return rows.stream().map(row -> new Quiet((UUID) row[0], SqlTimestamps.toInstant(row[1]))).toList();
+        return rows.stream().map(row -> new Quiet((UUID) row[0], SqlTimestamps.toInstant(row[1]),
+                SqlTimestamps.toInstant(row[2]))).toList();
     }
 
-    /** A run that has not committed for a while, and when it last did. */
-    public record Quiet(UUID runId, Instant updatedAt) {
+    /** A run that has not committed for a while: when it was created (its page key) and when it last committed. */
+    public record Quiet(UUID runId, Instant createdAt, Instant updatedAt) {
     }
 
     /** Newest first, keyset-paginated on (created_at, run_id) so deep pages cost what the first does. */

@@ -30,7 +30,7 @@ import java.util.UUID;
  * Looks after runs that have not committed for {@code ductor.watchdog.stuck-after} and have nothing queued: wakes
  * those a tick would advance (their wakeup was lost), force-fails those nothing can advance, and leaves alone those
  * parked on a signal, which the scan excludes in SQL so that any number of them cannot hide a stuck run. The scan is
- * keyed on {@code (updated_at, run_id)} over the partial index of RUNNING runs, in batches, so it stays cheap with
+ * keyed on {@code (created_at, run_id)} over the partial index of RUNNING runs, in batches, so it stays cheap with
  * millions of finished runs. A run it cannot load is logged, metered and skipped; the pass goes on. Several pods may
  * run it at once: a wakeup is free, and the failure is an ordinary version-checked tick that names the seq it was
  * judged on, so a run is failed exactly once, and never after it moved.
@@ -64,10 +64,10 @@ public class StuckRunWatchdog {
     public List<UUID> runOnce(Instant now) {
         Instant cutoff = now.minus(config.watchdog().stuckAfter());
         List<UUID> failed = new ArrayList<>();
-        Instant afterUpdated = Instant.EPOCH;
+        Instant afterCreated = Instant.EPOCH;
         UUID afterRun = new UUID(0, 0);
         for (int batch = 0; batch < MAX_BATCHES_PER_PASS; batch++) {
-            List<RunQueries.Quiet> candidates = candidates(cutoff, afterUpdated, afterRun);
+            List<RunQueries.Quiet> candidates = candidates(cutoff, afterCreated, afterRun);
             for (RunQueries.Quiet quiet : candidates) {
                 UUID runId = quiet.runId();
                 if (examine(runId, now)) {
@@ -80,7 +80,7 @@ public class StuckRunWatchdog {
                 break;
             }
             RunQueries.Quiet last = candidates.get(candidates.size() - 1);
-            afterUpdated = last.updatedAt();
+            afterCreated = last.createdAt();
             afterRun = last.runId();
         }
         return failed;
@@ -129,8 +129,8 @@ public class StuckRunWatchdog {
                 run.runId, judged.run().inbox().size());
     }
 
-    private List<RunQueries.Quiet> candidates(Instant cutoff, Instant afterUpdated, UUID afterRun) {
-        return QuarkusTransaction.requiringNew().call(() -> runs.quietRuns(cutoff, afterUpdated, afterRun,
+    private List<RunQueries.Quiet> candidates(Instant cutoff, Instant afterCreated, UUID afterRun) {
+        return QuarkusTransaction.requiringNew().call(() -> runs.quietRuns(cutoff, afterCreated, afterRun,
                 config.watchdog().batchSize()));
     }
 }

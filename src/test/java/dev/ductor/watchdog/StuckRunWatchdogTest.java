@@ -172,8 +172,9 @@ class StuckRunWatchdogTest {
         }
     }
 
+    /** Backdates a run as if created and last committed at {@code at}: the watchdog pages by creation, filters by update. */
     private void lastUpdated(UUID runId, Instant at) {
-        QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery("UPDATE eec_workflow_run SET updated_at = ?2 WHERE run_id = ?1")
+        QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery("UPDATE eec_workflow_run SET created_at = ?2, updated_at = ?2 WHERE run_id = ?1")
                 .setParameter(1, runId).setParameter(2, at).executeUpdate());
     }
 
