@@ -4,6 +4,6 @@
 -- the RUNNING runs by (created_at, run_id), which never change, and filters on updated_at; only the commits that
 -- change status (a run's first and last) still touch the indexes. HOT needs room on the row's page: fillfactor 80
 -- leaves a fifth of each new page free for the next versions of its rows (pages written before keep theirs full).
+CREATE INDEX ix_workflow_run_running_by_created ON eec_workflow_run (created_at, run_id) WHERE status = 'RUNNING';
 DROP INDEX ix_workflow_run_running;
-CREATE INDEX ix_workflow_run_running ON eec_workflow_run (created_at, run_id) WHERE status = 'RUNNING';
 ALTER TABLE eec_workflow_run SET (fillfactor = 80);
