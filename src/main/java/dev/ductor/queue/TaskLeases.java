@@ -1,5 +1,6 @@
 package dev.ductor.queue;
 
+import dev.ductor.database.IndexLookups;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -22,6 +23,7 @@ import java.util.UUID;
 public class TaskLeases {
 
     @Inject EntityManager em;
+    @Inject IndexLookups indexLookups;
 
     /** A task taken by its report: what the run needs to know of it. */
     public record Taken(UUID runId, String node, int attempt, String tenant, String tier) {
@@ -72,6 +74,7 @@ public class TaskLeases {
     /** Task rows whose lease ran out, taken off the queue in one statement (the reaper decides what follows). */
     @SuppressWarnings("unchecked")
     public List<QueueItem> takeExpiredTaskLeases(Instant now, int max) {
+        indexLookups.forThisTransaction(); // the DELETE finds its rows by id = ANY(...), as the coordinator claim does
         List<Object[]> rows = em.createNativeQuery("""
                         WITH expired AS MATERIALIZED (
                             SELECT id FROM eec_queue_item
