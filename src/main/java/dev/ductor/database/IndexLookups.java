@@ -29,6 +29,12 @@ import org.hibernate.Session;
  * its generic plan, made while the queue looked a dozen rows long, was a sequential scan. The queue table churns (every
  * step's row is inserted and deleted within milliseconds), so between vacuums it held 300-odd pages of dead rows for a
  * dozen live ones: {@code auto_explain} under chain3 showed that scan reading 334 pages, a third of each claim's time.
+ *
+ * <p>Bitmap scans are off too: a bitmap scan reads every index entry that matches and sorts what it found, where an
+ * ordered index scan stops at its {@code LIMIT}. On the same stale statistics the fair claim's skip scan and its
+ * oldest-first pick ran as bitmap scans, each reading all 11,304 entries of a backlog (dead ones included) to return
+ * one flow and eight tasks: every claim slower as the backlog grew, so the backlog grew faster. A key lookup by
+ * {@code = ANY(...)} loses nothing by it: an index scan takes the array's keys in turn.
  */
 @ApplicationScoped
 public class IndexLookups {
@@ -39,7 +45,8 @@ public class IndexLookups {
     public void forThisTransaction() {
         em.unwrap(Session.class).doWork(connection -> {
             try (var statement = connection.createStatement()) {
-                statement.execute("SET LOCAL enable_seqscan = off; SET LOCAL plan_cache_mode = force_generic_plan");
+                statement.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;"
+                        + " SET LOCAL plan_cache_mode = force_generic_plan");
             }
         });
     }

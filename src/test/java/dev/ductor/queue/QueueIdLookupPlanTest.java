@@ -1,7 +1,7 @@
 package dev.ductor.queue;
 
 import dev.ductor.support.ManualCoordination;
-import io.quarkus.narayana.jta.QuarkusTransaction;
+import dev.ductor.support.RolledBack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
@@ -38,7 +38,7 @@ class QueueIdLookupPlanTest {
     void noIndexButThePrimaryKeyServesALookupById() {
         Instant now = Instant.now();
         String claim = TaskClaim.taskClaimSql(new TaskClaim.Filters("noop", null, null).sql(), weights.sqlValues());
-        Map<String, String> plans = rolledBack(() -> {
+        Map<String, String> plans = RolledBack.call(() -> {
             em.createNativeQuery("ALTER TABLE eec_queue_item DROP CONSTRAINT eec_queue_item_pkey").executeUpdate();
             em.createNativeQuery("SET LOCAL enable_seqscan = off").executeUpdate();
             Map<String, String> explained = Map.of(
@@ -61,33 +61,6 @@ class QueueIdLookupPlanTest {
             assertFalse(plan.lines().anyMatch(line -> line.contains("Index Cond:") && line.contains("(id = ")),
                     statement + " looked rows up by id through an index other than the primary key:\n" + plan);
         });
-    }
-
-    /** Runs {@code work} in a transaction that is rolled back whatever happens, and returns what it returned. */
-    private static <T> T rolledBack(java.util.concurrent.Callable<T> work) {
-        final class Undo extends RuntimeException {
-            final transient Object result;
-
-            Undo(Object result) {
-                super(null, null, false, false);
-                this.result = result;
-            }
-        }
-        try {
-            QuarkusTransaction.requiringNew().run(() -> {
-                try {
-                    throw new Undo(work.call());
-                } catch (Undo undo) {
-                    throw undo;
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            throw new IllegalStateException("unreachable: the work always ends by rolling back");
-        } catch (Undo undo) {
-            @SuppressWarnings("unchecked") T result = (T) undo.result;
-            return result;
-        }
     }
 
     @SuppressWarnings("unchecked")
