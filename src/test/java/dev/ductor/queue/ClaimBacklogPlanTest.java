@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
-import java.util.List;
-import java.util.stream.Collectors;
+import java.util.Map;
 
+import static dev.ductor.support.RolledBack.explain;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,7 +40,7 @@ class ClaimBacklogPlanTest {
     TierWeights weights;
 
     @Test
-    void theFairClaimReadsABacklogInOrderNotWhole() {
+    void theFairClaimReadsABacklogInOrderNotWhole() throws Exception {
         Instant now = Instant.now();
         String plan = RolledBack.call(() -> {
             em.createNativeQuery("""
@@ -51,13 +51,8 @@ class ClaimBacklogPlanTest {
                     .setParameter(1, BACKLOG)
                     .executeUpdate();
             indexLookups.forThisTransaction();
-            @SuppressWarnings("unchecked")
-            List<Object> lines = em.createNativeQuery("EXPLAIN " + TaskClaim.taskClaimSql(
-                            new TaskClaim.Filters("noop", null, null).sql(), weights.sqlValues()))
-                    .setParameter("now", now).setParameter("max", 8).setParameter("leaseExpiry", now.plusSeconds(30))
-                    .setParameter("owner", "plan").setParameter("handlers", "noop")
-                    .getResultList();
-            return lines.stream().map(Object::toString).collect(Collectors.joining("\n"));
+            return explain(em, TaskClaim.taskClaimSql(new TaskClaim.Filters("noop", null, null).sql(), weights.sqlValues()),
+                    Map.of("now", now, "max", 8, "leaseExpiry", now.plusSeconds(30), "owner", "plan", "handlers", "noop"));
         });
         System.out.println("fair claim plan over a backlog of " + BACKLOG + " unanalyzed tasks:\n" + plan);
         assertTrue(plan.contains("Index Scan using ix_queue_item_fair_tasks"), plan);

@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
+import java.util.UUID;
 
+import static dev.ductor.support.RolledBack.explain;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
@@ -35,23 +36,22 @@ class QueueIdLookupPlanTest {
     TierWeights weights;
 
     @Test
-    void noIndexButThePrimaryKeyServesALookupById() {
+    void noIndexButThePrimaryKeyServesALookupById() throws Exception {
         Instant now = Instant.now();
         String claim = TaskClaim.taskClaimSql(new TaskClaim.Filters("noop", null, null).sql(), weights.sqlValues());
         Map<String, String> plans = RolledBack.call(() -> {
             em.createNativeQuery("ALTER TABLE eec_queue_item DROP CONSTRAINT eec_queue_item_pkey").executeUpdate();
             em.createNativeQuery("SET LOCAL enable_seqscan = off").executeUpdate();
-            Map<String, String> explained = Map.of(
-                    "the fair task claim", explain(claim, Map.of("now", now, "max", 8, "leaseExpiry", now.plusSeconds(30),
+            return Map.of(
+                    "the fair task claim", explain(em, claim, Map.of("now", now, "max", 8, "leaseExpiry", now.plusSeconds(30),
                             "owner", "plan", "handlers", "noop")),
-                    "the group commit's delete of leased tasks", explain(
+                    "the group commit's delete of leased tasks", explain(em,
                             "DELETE FROM eec_queue_item WHERE id = ANY(CAST(:ids AS bigint[]))"
                                     + " AND lease_token = ANY(CAST(:tokens AS uuid[])) RETURNING id",
-                            Map.of("ids", "{1,2,3}", "tokens", "{" + java.util.UUID.randomUUID() + "}")),
-                    "a lease extension", explain("UPDATE eec_queue_item SET available_at = :until WHERE id = :id"
+                            Map.of("ids", "{1,2,3}", "tokens", "{" + UUID.randomUUID() + "}")),
+                    "a lease extension", explain(em, "UPDATE eec_queue_item SET available_at = :until WHERE id = :id"
                             + " AND lease_token = CAST(:token AS uuid)", Map.of("until", now, "id", 1L,
-                            "token", java.util.UUID.randomUUID().toString())));
-            return explained;
+                            "token", UUID.randomUUID().toString())));
         });
         plans.forEach((statement, plan) -> {
             System.out.println(statement + " without the primary key:\n" + plan);
@@ -61,12 +61,5 @@ class QueueIdLookupPlanTest {
             assertFalse(plan.lines().anyMatch(line -> line.contains("Index Cond:") && line.contains("(id = ")),
                     statement + " looked rows up by id through an index other than the primary key:\n" + plan);
         });
-    }
-
-    @SuppressWarnings("unchecked")
-    private String explain(String sql, Map<String, Object> params) {
-        var query = em.createNativeQuery("EXPLAIN " + sql);
-        params.forEach(query::setParameter);
-        return ((List<Object>) query.getResultList()).stream().map(Object::toString).collect(Collectors.joining("\n"));
     }
 }
