@@ -2,25 +2,45 @@ package dev.ductor.run;
 
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 import jakarta.persistence.Entity;
-import jakarta.persistence.GeneratedValue;
-import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
+import jakarta.persistence.IdClass;
 import jakarta.persistence.Table;
 
+import java.io.Serializable;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.UUID;
 
-/** One history row; {@code UNIQUE (run_id, seq)} makes a duplicate or a lost race impossible to record twice. */
+/**
+ * One history row, named by its run and seq: {@code UNIQUE (run_id, seq)} makes a duplicate or a lost race impossible
+ * to record twice. Read only; {@link RunHistory} appends.
+ */
 @Entity
 @Table(name = "eec_run_transition")
+@IdClass(RunTransitionEntity.Key.class)
 public class RunTransitionEntity extends PanacheEntityBase {
 
-    @Id
-    @GeneratedValue(strategy = GenerationType.IDENTITY)
-    public Long id;
+    /** The row's key, as JPA wants a composite one: a class with the id fields, equal when they are. */
+    public static class Key implements Serializable {
 
+        public UUID runId;
+        public long seq;
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Key key && seq == key.seq && Objects.equals(runId, key.runId);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(runId, seq);
+        }
+    }
+
+    @Id
     public UUID runId;
 
+    @Id
     public long seq;
 
     public Instant at;

@@ -171,12 +171,12 @@ final class ChaosChecks {
         // Each retry in the history is one attempt more in the node's state (attempts = 1 + retries).
         List<String> disagree = db.rows("""
                 SELECT r.run_id, n.key AS node, n.value ->> 'attempts' AS attempts,
-                       count(t.id) FILTER (WHERE t.from_state = 'RUNNING' AND t.to_state = 'RUNNING') AS retries
+                       count(t.seq) FILTER (WHERE t.from_state = 'RUNNING' AND t.to_state = 'RUNNING') AS retries
                   FROM eec_workflow_run r CROSS JOIN jsonb_each(r.node_states) n
                   JOIN eec_run_transition t ON t.run_id = r.run_id AND t.node_id = n.key
                  GROUP BY r.run_id, n.key, n.value ->> 'attempts'
-                HAVING count(t.id) FILTER (WHERE t.from_state = 'PENDING' AND t.to_state = 'RUNNING') = 1
-                   AND CAST(n.value ->> 'attempts' AS int) <> 1 + count(t.id) FILTER (WHERE t.from_state = 'RUNNING' AND t.to_state = 'RUNNING')""");
+                HAVING count(t.seq) FILTER (WHERE t.from_state = 'PENDING' AND t.to_state = 'RUNNING') = 1
+                   AND CAST(n.value ->> 'attempts' AS int) <> 1 + count(t.seq) FILTER (WHERE t.from_state = 'RUNNING' AND t.to_state = 'RUNNING')""");
         figures.put("history_state_mismatches", disagree.size());
         if (!disagree.isEmpty()) {
             problems.add(disagree.size() + " task nodes whose attempts disagree with the retries in their history: "
