@@ -142,7 +142,7 @@ public class RunStarter {
     }
 
     private Fresh first(int index, Request r, WorkflowService.Pinned pinned, Instant now) {
-        UUID runId = UUID.randomUUID();
+        UUID runId = RunIds.next(now);
         Map<String, NodeState> pending = new LinkedHashMap<>();
         pinned.definition().nodes().forEach(n -> pending.put(n.id(), NodeState.pending()));
         // seq 1 is the run's own "started" entry; the first tick continues from there.
