@@ -90,8 +90,9 @@ public class GroupCommit {
                         report.taskId(), report.runId());
             }
         }
-        Map<UUID, RunRows.Row> rows = runs.load(byRun.keySet());
-        Map<UUID, List<InboxMessage>> pending = inbox.pending(byRun.keySet());
+        RunRows.Loaded loaded = runs.load(byRun.keySet());
+        Map<UUID, RunRows.Row> rows = loaded.rows();
+        Map<UUID, List<InboxMessage>> pending = inbox.pending(loaded.inboxPending());
 
         List<Planned> planned = new ArrayList<>();
         List<StepReport> viaInbox = new ArrayList<>();

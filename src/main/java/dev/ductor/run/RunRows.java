@@ -32,7 +32,8 @@ import java.util.UUID;
  *   <li>{@link #write}, {@link #changeTier}, {@link #reseal}: a loaded run's change, through Hibernate's
  *   {@code @Version} UPDATE at the flush; a stale version raises and is turned into {@link RunConflictException}
  *   ({@code RunCommitter}, the one load, tick, commit shell);</li>
- *   <li>{@link #load} and {@link #update}: many runs at once, for the group commit: one SELECT for all of them, and
+ *   <li>{@link #load} and {@link #update}: many runs at once, for the group commit: one SELECT for all of them (and
+ *   whether their inboxes hold anything), and
  *   their versioned UPDATEs as one JDBC batch whose row counts are checked one by one. Plain JDBC on purpose:
  *   Hibernate's flush of a batch raises one exception for the whole batch when a single row lost its race (and marks
  *   the transaction rollback-only), while the batch's own row counts tell exactly which runs lost, so their
@@ -52,10 +53,17 @@ public class RunRows {
                         String output) {
     }
 
+    /** Runs as {@link #load} read them, and those of them with inbox messages pending when they were read. */
+    public record Loaded(Map<UUID, Row> rows, Set<UUID> inboxPending) {
+    }
+
+    // The inbox test rides along: the group commit reads a run's pending inbox only when it has one (seldom: a step's
+    // result reaches it only when the commit that carried it lost a race), and so saves a statement a commit.
     private static final String SELECT = """
             SELECT run_id, tenant, workflow_name, workflow_revision, status, tier, CAST(node_states AS text),
-                   last_transition_seq, state_checksum, db_record_version, CAST(input AS text), CAST(output AS text)
-              FROM eec_workflow_run WHERE run_id = ANY(?)""";
+                   last_transition_seq, state_checksum, db_record_version, CAST(input AS text), CAST(output AS text),
+                   EXISTS (SELECT 1 FROM eec_run_inbox i WHERE i.run_id = r.run_id AND i.consumed_at IS NULL)
+              FROM eec_workflow_run r WHERE run_id = ANY(?)""";
 
     private static final String UPDATE = """
             UPDATE eec_workflow_run
@@ -179,12 +187,14 @@ public class RunRows {
         });
     }
 
-    public Map<UUID, Row> load(Collection<UUID> runIds) {
+    /** Many runs in one statement, with which of them have inbox messages pending (one snapshot for both). */
+    public Loaded load(Collection<UUID> runIds) {
         if (runIds.isEmpty()) {
-            return Map.of();
+            return new Loaded(Map.of(), Set.of());
         }
         return em.unwrap(Session.class).doReturningWork(connection -> {
             Map<UUID, Row> rows = new HashMap<>();
+            Set<UUID> inboxPending = new HashSet<>();
             try (PreparedStatement select = connection.prepareStatement(SELECT)) {
                 Array ids = connection.createArrayOf("uuid", runIds.toArray());
                 select.setArray(1, ids);
@@ -194,10 +204,13 @@ public class RunRows {
                         rows.put(id, new Row(id, rs.getString(2), rs.getString(3), rs.getInt(4), rs.getString(5),
                                 rs.getString(6), rs.getString(7), rs.getLong(8), rs.getString(9), rs.getLong(10),
                                 rs.getString(11), rs.getString(12)));
+                        if (rs.getBoolean(13)) {
+                            inboxPending.add(id);
+                        }
                     }
                 }
             }
-            return rows;
+            return new Loaded(rows, inboxPending);
         });
     }
 

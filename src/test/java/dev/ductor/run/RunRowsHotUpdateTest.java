@@ -47,7 +47,7 @@ class RunRowsHotUpdateTest {
         UUID runId = fixtures.start(TENANT, fixtures.chain(TENANT, 2, "ext:nobody"));
 
         long[] updatedAndHot = QuarkusTransaction.requiringNew().call(() -> {
-            RunRows.Row row = rows.load(List.of(runId)).get(runId);
+            RunRows.Row row = rows.load(List.of(runId)).rows().get(runId);
             assertEquals("RUNNING", row.status());
             boolean[] won = rows.update(List.of(new RunRows.Write(runId, row.version(), row.status(), row.nodeStates(),
                     row.checksum(), row.lastSeq(), row.output())), clock.instant().plusSeconds(1));
