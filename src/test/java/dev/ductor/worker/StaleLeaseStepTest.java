@@ -99,10 +99,19 @@ class StaleLeaseStepTest {
         return leased.get(0);
     }
 
-    /** Hands the task to the worker as a commit that leased it would: a slot reserved, then the lease handed over. */
-    private void run(QueueItem task) {
-        dev.ductor.run.LocalSteps.Reservation slot = worker.reserveFor(List.of(NewQueueItem.task(TENANT, "standard",
-                task.runId(), task.nodeId(), task.attempt(), task.handler(), null, "{}", clock.instant())), clock.instant());
+    /**
+     * Hands the task to the worker as a commit that leased it would: a slot reserved, then the lease handed over. A
+     * reservation never waits, and the worker's claimer holds every free slot while one of its claims runs (a few
+     * milliseconds, every idle poll): the test, like a commit, takes a slot when one is free, trying again meanwhile.
+     */
+    private void run(QueueItem task) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        dev.ductor.run.LocalSteps.Reservation slot;
+        while ((slot = worker.reserveFor(List.of(NewQueueItem.task(TENANT, "standard", task.runId(), task.nodeId(),
+                task.attempt(), task.handler(), null, "{}", clock.instant())), clock.instant())).slots() == 0
+                && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
         assertEquals(1, slot.slots(), "a free slot");
         worker.handOver(slot, List.of(task));
     }
