@@ -147,9 +147,24 @@ class ArchitectureTest {
      * The run row ({@code eec_workflow_run}) is written by {@link RunRows} alone: elsewhere a statement naming it is a
      * read (it starts with SELECT or WITH, or FROM in HQL, and holds no write), no field of {@link WorkflowRunEntity} is
      * set (a set field is written by the next flush), and no run entity is persisted, merged, removed or bulk-updated.
-     * In RunRows, every UPDATE of the row checks and bumps {@code db_record_version}, with no OR to escape the check,
+     * In RunRows, every UPDATE of the row checks and bumps {@code db_record_version}, with no OR to escape the check
+     * (of one run by bound parameters, or of many by bound arrays, row by row),
      * and the INSERT starts a row at version 0.
      */
+    /** One run: its key and the version its tick read, both bound. */
+    private static final Pattern ONE_RUN_VERSIONED =
+            Pattern.compile("(?is)\\bwhere\\s+run_id\\s*=\\s*\\?\\s+and\\s+db_record_version\\s*=\\s*\\?\\s*$");
+    /**
+     * Many runs in one statement: each row's key and read version come from bound arrays only (nothing computed from the
+     * table), the check is the same equality per row, and the statement returns the ids it wrote, so a run that lost
+     * its race is seen as one.
+     */
+    private static final Pattern RUNS_VERSIONED_FROM_ARRAYS = Pattern.compile("(?is)\\bfrom\\s+unnest\\("
+            + "\\s*cast\\(\\s*\\?\\s+as\\s+\\w+\\[\\]\\s*\\)(?:\\s*,\\s*cast\\(\\s*\\?\\s+as\\s+\\w+\\[\\]\\s*\\))*\\s*\\)"
+            + "\\s+as\\s+w\\(\\s*id\\s*,\\s*expected_version\\s*,[^)]*\\)"
+            + "\\s+where\\s+run_id\\s*=\\s*w\\.id\\s+and\\s+db_record_version\\s*=\\s*w\\.expected_version"
+            + "\\s+returning\\s+run_id\\s*$");
+
     @Test
     void theRunRowIsWrittenOnlyByRunRowsAndOnlyVersioned() {
         String writer = RunRows.class.getName();
@@ -167,10 +182,13 @@ class ArchitectureTest {
                     if (Pattern.compile("(?is)^\\s*update\\b").matcher(constant).find()) {
                         updates++;
                         if (!Pattern.compile("(?is)db_record_version\\s*=\\s*db_record_version\\s*\\+\\s*1").matcher(constant).find()
-                                || !Pattern.compile("(?is)\\bwhere\\s+run_id\\s*=\\s*\\?\\s+and\\s+db_record_version\\s*=\\s*\\?\\s*$").matcher(constant).find()
+                                || !(ONE_RUN_VERSIONED.matcher(constant).find() || RUNS_VERSIONED_FROM_ARRAYS.matcher(constant).find())
                                 || Pattern.compile("(?i)\\bor\\b").matcher(constant).find()) {
-                            violations.add(type + ": an UPDATE of the run row must be WHERE run_id = ? AND db_record_version = ?"
-                                    + " (no OR) and SET db_record_version = db_record_version + 1\n      " + oneLine(constant));
+                            violations.add(type + ": an UPDATE of the run row must be WHERE run_id = ? AND db_record_version = ?,"
+                                    + " or the same per row of bound arrays (FROM unnest(CAST(? AS ...[]), ...) AS w(id,"
+                                    + " expected_version, ...) WHERE run_id = w.id AND db_record_version = w.expected_version"
+                                    + " RETURNING run_id), with no OR, and SET db_record_version = db_record_version + 1\n      "
+                                    + oneLine(constant));
                         }
                     } else if (Pattern.compile("(?is)^\\s*insert\\b").matcher(constant).find()) {
                         if (!Pattern.compile("(?is)db_record_version.*values.*\\b0\\b").matcher(constant).find()) {
