@@ -188,15 +188,13 @@ public interface DuctorConfig {
 
         /**
          * Threads applying finished steps' results to their runs, each in group commits. One by default: results that
-         * arrive while it commits wait for it and share its next commit, so the batch grows with the load and each
-         * step costs a smaller part of a transaction; a second committer split the same results into twice as many
-         * smaller commits, measured under chain3 at 2.6 and 3.0 ms of CPU a run against 1.8 and 3.0 (and 0.72, 0.59
-         * of the reference's rate against 0.79, 0.65, on a machine that slowed during the last pair).
+         * arrive while it commits share its next commit, so the batch grows with the load; a second committer split
+         * the same results into twice as many smaller commits (docs/benchmarks.md, chain3, eighth session).
          */
         @WithDefault("1")
         int committers();
 
-        /** Most results one group commit applies (one transaction, one versioned UPDATE per run). */
+        /** Most results one group commit applies (one transaction; every run's row checked on its version). */
         @WithDefault("64")
         int commitBatchSize();
 

@@ -16,8 +16,9 @@ import java.util.UUID;
 
 /**
  * Appends history rows in the caller's transaction. One JDBC batch for all of a commit's transitions, of one run
- * or of many: the entity's IDENTITY key would make Hibernate send each row on its own round trip, and a step
- * writes two or three of them. Reads go through {@link RunTransitionEntity}.
+ * or of many (pgjdbc sends it as multi-row INSERTs): a step writes two or three of them and a group commit a few
+ * dozen, none ever read back in that transaction, so they have no business in Hibernate's session. Reads go through
+ * {@link RunTransitionEntity}.
  */
 @ApplicationScoped
 public class RunHistory {

@@ -8,7 +8,6 @@ import jakarta.persistence.Table;
 
 import java.io.Serializable;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.UUID;
 
 /**
@@ -20,21 +19,8 @@ import java.util.UUID;
 @IdClass(RunTransitionEntity.Key.class)
 public class RunTransitionEntity extends PanacheEntityBase {
 
-    /** The row's key, as JPA wants a composite one: a class with the id fields, equal when they are. */
-    public static class Key implements Serializable {
-
-        public UUID runId;
-        public long seq;
-
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof Key key && seq == key.seq && Objects.equals(runId, key.runId);
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hash(runId, seq);
-        }
+    /** The row's key, as JPA wants a composite one. */
+    public record Key(UUID runId, long seq) implements Serializable {
     }
 
     @Id
