@@ -33,6 +33,16 @@ public final class PausedWorkerMain {
                             interrupted = true;
                         }
                     }
+                    if (ctx.isCancelled() && !interrupted) {
+                        // The worker marks the attempt cancelled first and interrupts its thread after: a sleep that
+                        // ended in between (likely on SIGCONT, when every timer of the frozen JVM is due at once) sees
+                        // the cancellation before the interrupt. Wait for the interrupt, which is what is checked.
+                        try {
+                            Thread.sleep(Duration.ofSeconds(5).toMillis());
+                        } catch (InterruptedException e) {
+                            interrupted = true;
+                        }
+                    }
                     Files.writeString(dir.resolve("attempt-1"), "cancelled=" + ctx.isCancelled() + " interrupted=" + interrupted);
                     return Map.of("from", "attempt 1, whose lease was lost"); // must never reach the run
                 })
