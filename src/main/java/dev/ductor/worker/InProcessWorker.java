@@ -30,21 +30,24 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs task nodes whose handler ships in this process. One claimer takes as many tasks as there are free slots,
+ * Runs task nodes whose handler ships in this process. One claimer takes as many tasks as there are unclaimed slots,
  * in one claim (so a burst of work costs one claim, and one queued task wakes one claimer, not every thread);
- * each task runs on a slot of its own, outside any transaction (a step may take minutes), heartbeating its lease
- * meanwhile; its result goes to the {@link StepReporter}, which applies results to their runs in group commits.
+ * each task runs on a slot of its own ({@link StepSlots}), outside any transaction (a step may take minutes),
+ * heartbeating its lease meanwhile; its result goes to the {@link StepReporter}, which applies results to their runs
+ * in group commits. A task leased here that finds no free slot waits in line for one, at most a third of its lease,
+ * and is then handed back to the queue for any pod.
  */
 @ApplicationScoped
 public class InProcessWorker implements LocalSteps {
 
     private static final Logger LOG = Logger.getLogger(InProcessWorker.class);
+    /** A claimer that found every free slot promised looks again after this. */
+    private static final Duration CLAIM_RECHECK = Duration.ofMillis(5);
     /** A claimed task whose lease has less than this left is handed back, not started: it could not finish in time. */
     private static final Duration MIN_LEASE_LEFT = Duration.ofSeconds(1);
 
@@ -61,7 +64,7 @@ public class InProcessWorker implements LocalSteps {
     @Inject TierWeights weights;
     private final Map<Long, QueueItem> inFlight = new ConcurrentHashMap<>();
     private volatile boolean running;
-    private Semaphore slots;
+    private StepSlots slots;
     private Thread claimer;
     private ExecutorService steps;
     private ScheduledExecutorService heartbeats;
@@ -71,7 +74,7 @@ public class InProcessWorker implements LocalSteps {
             return;
         }
         int threads = config.worker().threads();
-        slots = new Semaphore(threads);
+        slots = new StepSlots(threads, this::startOnSlot);
         heartbeats = Executors.newSingleThreadScheduledExecutor(named("ductor-heartbeat", new AtomicInteger()));
         steps = Executors.newFixedThreadPool(threads, named("ductor-worker-", new AtomicInteger()));
         reporter.start(this);
@@ -115,24 +118,23 @@ public class InProcessWorker implements LocalSteps {
         int emptyRounds = 0;
         while (running) {
             try {
-                if (!slots.tryAcquire(idle.toMillis(), TimeUnit.MILLISECONDS)) {
+                if (!slots.awaitFree(idle.toMillis())) {
                     continue; // every slot busy: a finishing step frees one
                 }
-                int free = 1 + slots.drainPermits();
-                int claimed = 0;
-                try {
-                    claimed = claim(free);
-                } finally {
-                    slots.release(free - claimed); // also when the claim failed: a lost slot would never come back
+                int free = slots.unclaimed();
+                if (free <= 0) {
+                    Thread.sleep(CLAIM_RECHECK.toMillis()); // the free slots are promised to commits ending now
+                    continue;
                 }
+                int claimed = claim(free);
                 backoff = idle;
                 emptyRounds = claimed == 0 ? emptyRounds + 1 : 0;
                 // Fewer tasks than free slots: the queue had no more due for this pod just now, so claiming again
                 // at once would come back empty (under chain3 every productive claim was followed by an empty one).
                 // Wait for a task queued here, or the idle interval for those queued by other pods. A task queued
-                // while the claim ran waits that interval too, on purpose: a claim holds every free slot while it
-                // runs, so a claimer that claimed again on each such nudge would keep the slots from the starts and
-                // group commits that could lease their steps without any claim, and feed itself (EagerStartTest).
+                // while the claim ran waits that interval too, on purpose: the starts and group commits of this pod
+                // lease their steps to it without a claim whenever a slot is unpromised, so a task queued here meant
+                // none was, and a claim at once would mostly find the slots as busy.
                 if (claimed < free && signal.await(QueueSignal.Channel.STEP_WORKERS,
                         QueueSignal.idleWait(idle, emptyRounds))) {
                     emptyRounds = 0; // a step was queued here: claim promptly again until the queue runs dry
@@ -155,7 +157,7 @@ public class InProcessWorker implements LocalSteps {
         }
     }
 
-    /** One claim of up to {@code max} tasks, each started on a slot the caller reserved; returns how many. */
+    /** One claim of up to {@code max} tasks, each started on a free slot or lined up for one; returns how many. */
     private int claim(int max) {
         Duration lease = config.worker().lease();
         List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> claim.claimTasks(handlers.inProcessNames(),
@@ -164,27 +166,54 @@ public class InProcessWorker implements LocalSteps {
         return claimed.size();
     }
 
-    /** Runs a task leased to this pod on a slot the caller reserved; the slot is freed when the step ends. */
+    /**
+     * Runs a task leased to this pod on a free slot, or lines it up for the next one. One that waits a third of its
+     * lease without a slot (the steps on them are long) goes back to the queue for any pod, its lease still good for
+     * two thirds, rather than wait here till it runs out.
+     */
     void runLeased(QueueItem task) {
         inFlight.put(task.id(), task);
+        if (!slots.offer(task)) {
+            try {
+                heartbeats.schedule(() -> {
+                    if (slots.withdraw(task)) {
+                        inFlight.remove(task.id());
+                        LOG.infof("task %d of run %s waited %s for a slot here; handed back for any pod", task.id(),
+                                task.runId(), config.worker().lease().dividedBy(3));
+                        release(task);
+                    }
+                }, config.worker().lease().toMillis() / 3, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException stopping) {
+                // The pod is stopping: stop() hands back every task still in flight, this one with them.
+            }
+        }
+    }
+
+    /** Runs a task on the slot {@link StepSlots} gave it; the slot is freed when the step ends. */
+    private void startOnSlot(QueueItem task) {
         try {
             steps.execute(() -> {
                 try {
                     run(task, config.worker().lease());
                 } finally {
                     inFlight.remove(task.id());
-                    slots.release();
+                    slots.freed();
                 }
             });
         } catch (RejectedExecutionException stopping) {
             // Leased in the instant this pod began to stop: hand it back at once rather than let its lease run out.
             inFlight.remove(task.id());
-            slots.release();
-            try {
-                QuarkusTransaction.requiringNew().run(() -> leases.release(task.id(), task.leaseToken(), clock.instant()));
-            } catch (RuntimeException e) {
-                LOG.warnf("could not release task %d: %s; its lease will expire", task.id(), e.getMessage());
-            }
+            slots.freed();
+            release(task);
+        }
+    }
+
+    /** Hands a task leased to this pod back to the queue, unstarted. */
+    private void release(QueueItem task) {
+        try {
+            QuarkusTransaction.requiringNew().run(() -> leases.release(task.id(), task.leaseToken(), clock.instant()));
+        } catch (RuntimeException e) {
+            LOG.warnf("could not release task %d: %s; its lease will expire", task.id(), e.getMessage());
         }
     }
 
@@ -193,19 +222,15 @@ public class InProcessWorker implements LocalSteps {
         if (!running) {
             return LocalSteps.Reservation.NONE;
         }
-        int wanted = LocalSteps.Reservation.wanted(items, this::runsHere, now);
-        int reserved = 0;
-        while (reserved < wanted && running && slots.tryAcquire()) {
-            reserved++;
-        }
+        int reserved = slots.promise(LocalSteps.Reservation.wanted(items, this::runsHere, now));
         return reserved == 0 ? LocalSteps.Reservation.NONE
                 : new LocalSteps.Reservation(reserved, this::runsHere, pod.name(), config.worker().lease());
     }
 
     @Override
     public void handOver(LocalSteps.Reservation reserved, List<QueueItem> leased) {
-        slots.release(reserved.slots() - leased.size());
-        leased.forEach(this::runLeased);
+        leased.forEach(this::runLeased); // before the promise ends, so that no claim counts these slots meanwhile
+        slots.settle(reserved.slots());
     }
 
     /** Whether a handler is one of this process's own, so a step of it can run here. */

@@ -80,9 +80,9 @@ class EagerStartTest {
 
     /**
      * A burst of more starts than slots: some are leased at start, never more than there are slots, and the rest queued.
-     * A reservation never waits, and the worker's claimer holds every free slot for the few milliseconds of each claim
-     * (each start's commit wakes it): a whole burst can find the slots held and queue every step (seen once in CI, 0 of
-     * 12). So the burst is tried again, after its runs end, until one leases at start.
+     * A reservation never waits: a whole burst can find every slot busy or promised (seen once in CI, 0 of 12, when
+     * each claim still held every free slot while it ran). So the burst is tried again, after its runs end, until one
+     * leases at start.
      */
     @Test
     void withEverySlotBusyAStartQueuesItsFirstStepForAClaim() {

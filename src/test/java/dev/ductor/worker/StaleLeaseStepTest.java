@@ -101,8 +101,8 @@ class StaleLeaseStepTest {
 
     /**
      * Hands the task to the worker as a commit that leased it would: a slot reserved, then the lease handed over. A
-     * reservation never waits, and the worker's claimer holds every free slot while one of its claims runs (a few
-     * milliseconds, every idle poll): the test, like a commit, takes a slot when one is free, trying again meanwhile.
+     * reservation never waits, and the steps of earlier tests or the promises of commits may take every free slot for
+     * a moment: the test, like a commit, takes a slot when one is free, trying again meanwhile.
      */
     private void run(QueueItem task) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

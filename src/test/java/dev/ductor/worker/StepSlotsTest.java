@@ -1,0 +1,127 @@
+package dev.ductor.worker;
+
+import dev.ductor.queue.QueueItem;
+import dev.ductor.queue.QueueKind;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Tag("unit")
+class StepSlotsTest {
+
+    private static QueueItem task(long id) {
+        return new QueueItem(id, QueueKind.TASK, "t", "standard", UUID.randomUUID(), "a", 1, "noop", null, null, 0,
+                UUID.randomUUID(), Instant.parse("2026-12-04T12:00:30Z"), 1);
+    }
+
+    @Test
+    void aPromiseCountsOnlySlotsNeitherRunningNorWaitedForNorPromised() {
+        List<QueueItem> started = new ArrayList<>();
+        StepSlots slots = new StepSlots(3, started::add);
+
+        assertEquals(2, slots.promise(2));
+        assertEquals(1, slots.promise(5), "one slot left unpromised");
+        assertEquals(0, slots.promise(1));
+        assertEquals(0, slots.unclaimed(), "nothing left for a claim");
+
+        assertTrue(slots.offer(task(1)), "a promised slot is free, so the step starts at once");
+        slots.settle(2);
+        assertEquals(1, slots.unclaimed(), "one running, one still promised");
+        slots.settle(1);
+        assertEquals(2, slots.unclaimed());
+        assertEquals(1, started.size());
+    }
+
+    @Test
+    void aStepWithNoFreeSlotWaitsInLineAndTakesTheNextSlotThatFrees() {
+        List<QueueItem> started = new ArrayList<>();
+        StepSlots slots = new StepSlots(1, started::add);
+        QueueItem first = task(1);
+        QueueItem second = task(2);
+        QueueItem third = task(3);
+
+        assertTrue(slots.offer(first));
+        assertFalse(slots.offer(second), "the only slot is taken");
+        assertFalse(slots.offer(third));
+        assertEquals(2, slots.waiting());
+        assertEquals(-2, slots.unclaimed(), "a claim takes nothing while steps wait");
+        assertEquals(0, slots.promise(1), "nor does a commit lease to this pod");
+
+        slots.freed();
+        assertEquals(List.of(first, second), started, "in the order they lined up");
+        assertTrue(slots.withdraw(third), "a step still in line can be taken out");
+        assertFalse(slots.withdraw(second), "a started one cannot");
+        slots.freed();
+        assertEquals(0, slots.waiting());
+        assertEquals(1, slots.unclaimed());
+    }
+
+    @Test
+    void underRacingOffersNoMoreStepsRunThanSlotsAndEveryStepRuns() throws Exception {
+        int slotCount = 4;
+        int perThread = 2_000;
+        int threads = 6;
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger mostAtOnce = new AtomicInteger();
+        Set<Long> ran = ConcurrentHashMap.newKeySet();
+        ExecutorService stepThreads = Executors.newFixedThreadPool(slotCount * 2);
+        StepSlots[] holder = new StepSlots[1];
+        Consumer<QueueItem> start = task -> stepThreads.execute(() -> {
+            int now = running.incrementAndGet();
+            mostAtOnce.accumulateAndGet(now, Math::max);
+            ran.add(task.id());
+            running.decrementAndGet();
+            holder[0].freed();
+        });
+        holder[0] = new StepSlots(slotCount, start);
+        CountDownLatch go = new CountDownLatch(1);
+        ExecutorService offerers = Executors.newFixedThreadPool(threads);
+        List<Long> ids = Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < threads; t++) {
+            int base = t * perThread;
+            offerers.execute(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < perThread; i++) {
+                    long id = base + i;
+                    ids.add(id);
+                    int promised = holder[0].promise(1);
+                    holder[0].offer(task(id));
+                    holder[0].settle(promised);
+                }
+            });
+        }
+        go.countDown();
+        offerers.shutdown();
+        assertTrue(offerers.awaitTermination(30, TimeUnit.SECONDS));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (ran.size() < threads * perThread && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        stepThreads.shutdown();
+        assertEquals(threads * perThread, ran.size(), "every step offered ran");
+        assertTrue(mostAtOnce.get() <= slotCount, "at most " + slotCount + " at once, saw " + mostAtOnce.get());
+        assertEquals(0, holder[0].waiting());
+        assertEquals(slotCount, holder[0].unclaimed(), "every slot back once all have run");
+    }
+}
