@@ -12,8 +12,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -54,11 +52,10 @@ public class QueueRepository {
         em.flush();
         em.unwrap(Session.class).doWork(connection -> {
             try (PreparedStatement insert = connection.prepareStatement(ENQUEUE_SQL)) {
-                OffsetDateTime created = now.atOffset(ZoneOffset.UTC);
                 for (NewQueueItem item : items) {
                     bindItem(insert, 0, item);
-                    insert.setObject(12, item.availableAt().atOffset(ZoneOffset.UTC));
-                    insert.setObject(13, created);
+                    SqlTimestamps.bind(insert, 12, item.availableAt());
+                    SqlTimestamps.bind(insert, 13, now);
                     insert.addBatch();
                 }
                 insert.executeBatch();
@@ -87,14 +84,13 @@ public class QueueRepository {
             Instant expires = now.plus(lease);
             List<UUID> tokens = new ArrayList<>(tasks.size());
             try (PreparedStatement insert = connection.prepareStatement(ENQUEUE_LEASED.sql(tasks.size()))) {
-                OffsetDateTime created = now.atOffset(ZoneOffset.UTC);
                 for (int i = 0; i < tasks.size(); i++) {
                     UUID token = UUID.randomUUID();
                     tokens.add(token);
                     int p = ENQUEUE_LEASED.offset(i);
                     bindItem(insert, p, tasks.get(i));
-                    insert.setObject(p + 12, expires.atOffset(ZoneOffset.UTC));
-                    insert.setObject(p + 13, created);
+                    SqlTimestamps.bind(insert, p + 12, expires);
+                    SqlTimestamps.bind(insert, p + 13, now);
                     insert.setObject(p + 14, token);
                     insert.setString(p + 15, owner);
                 }

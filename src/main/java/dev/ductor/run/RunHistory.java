@@ -1,5 +1,6 @@
 package dev.ductor.run;
 
+import dev.ductor.config.SqlTimestamps;
 import dev.ductor.run.core.Transition;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -8,8 +9,6 @@ import org.hibernate.Session;
 
 import java.sql.PreparedStatement;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -39,12 +38,11 @@ public class RunHistory {
         }
         em.unwrap(Session.class).doWork(connection -> {
             try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-                OffsetDateTime when = at.atOffset(ZoneOffset.UTC);
                 for (Map.Entry<UUID, List<Transition>> run : byRun.entrySet()) {
                     for (Transition transition : run.getValue()) {
                         insert.setObject(1, run.getKey());
                         insert.setLong(2, transition.seq());
-                        insert.setObject(3, when);
+                        SqlTimestamps.bind(insert, 3, at);
                         insert.setString(4, transition.node());
                         insert.setString(5, transition.from());
                         insert.setString(6, transition.to());

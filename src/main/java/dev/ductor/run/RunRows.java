@@ -1,5 +1,6 @@
 package dev.ductor.run;
 
+import dev.ductor.config.SqlTimestamps;
 import dev.ductor.database.MultiRowInsert;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -12,8 +13,6 @@ import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -109,7 +108,6 @@ public class RunRows {
         }
         return em.unwrap(Session.class).doReturningWork(connection -> {
             try (PreparedStatement insert = connection.prepareStatement(INSERT.sql(runs.size()))) {
-                OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
                 for (int i = 0; i < runs.size(); i++) {
                     NewRun run = runs.get(i);
                     int p = INSERT.offset(i);
@@ -126,8 +124,8 @@ public class RunRows {
                     insert.setString(p + 11, run.output());
                     insert.setString(p + 12, run.idempotencyKey());
                     insert.setString(p + 13, run.correlationKey());
-                    insert.setObject(p + 14, at);
-                    insert.setObject(p + 15, at);
+                    SqlTimestamps.bind(insert, p + 14, now);
+                    SqlTimestamps.bind(insert, p + 15, now);
                     insert.setString(p + 16, run.fingerprint());
                 }
                 Set<UUID> inserted = new HashSet<>();
@@ -253,7 +251,7 @@ public class RunRows {
         }
         return em.unwrap(Session.class).doReturningWork(connection -> {
             try (PreparedStatement update = connection.prepareStatement(UPDATE)) {
-                update.setObject(1, now.atOffset(ZoneOffset.UTC));
+                SqlTimestamps.bind(update, 1, now);
                 update.setArray(2, connection.createArrayOf("uuid", ids));
                 update.setArray(3, connection.createArrayOf("bigint", versions));
                 update.setArray(4, connection.createArrayOf("text", statuses));
