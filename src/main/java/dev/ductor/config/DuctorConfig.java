@@ -31,6 +31,18 @@ public interface DuctorConfig {
 
     Live live();
 
+    Starts starts();
+
+    interface Starts {
+        /**
+         * How long a group of API starts waits for more to join it before it commits, when the group before it was
+         * shared (a lone start on a quiet pod commits at once); zero never waits. Trades that much latency a start
+         * under load for fewer, fuller transactions (docs/benchmarks.md, chain3).
+         */
+        @WithDefault("0ms")
+        Duration linger();
+    }
+
     interface Live {
         /**
          * Listen for run commits (PostgreSQL LISTEN/NOTIFY on one dedicated connection per pod) and serve
@@ -197,6 +209,14 @@ public interface DuctorConfig {
         /** Most results one group commit applies (one transaction; every run's row checked on its version). */
         @WithDefault("64")
         int commitBatchSize();
+
+        /**
+         * How long a group commit waits for more results before it commits, when the one before it was shared (a lone
+         * result on a quiet pod commits at once); zero never waits. Trades that much latency a step under load for
+         * fewer, fuller transactions (docs/benchmarks.md, chain3).
+         */
+        @WithDefault("0ms")
+        Duration commitLinger();
 
         /** Turn expired task leases into failed attempts (every pod may; SKIP LOCKED shares the work). */
         @WithDefault("true")

@@ -1,5 +1,6 @@
 package dev.ductor.run;
 
+import dev.ductor.config.DuctorConfig;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -7,6 +8,7 @@ import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -26,6 +28,9 @@ public class StartBatcher {
     static final int MAX_GROUP = 64;
 
     @Inject RunStarter starter;
+    @Inject DuctorConfig config;
+    /** Whether the last group held more than one start: starts are arriving together, so one lingers for the next. */
+    private boolean lastShared;
     private final ConcurrentLinkedQueue<Pending> queued = new ConcurrentLinkedQueue<>();
     private final ReentrantLock committing = new ReentrantLock();
 
@@ -63,10 +68,15 @@ public class StartBatcher {
     }
 
     private void commitQueued() {
+        long linger = config.starts().linger().toNanos();
+        if (lastShared && linger > 0) {
+            LockSupport.parkNanos(linger); // under the lock: the starts that arrive meanwhile join this group
+        }
         List<Pending> group = new ArrayList<>();
         for (Pending next; group.size() < MAX_GROUP && (next = queued.poll()) != null; ) {
             group.add(next);
         }
+        lastShared = group.size() > 1;
         try {
             List<RunStarter.Result> results = QuarkusTransaction.requiringNew()
                     .call(() -> starter.startAll(group.stream().map(p -> p.request).toList()));
