@@ -37,9 +37,9 @@ UPDATE eec_workflow_run
        workflow_name = :wf, workflow_revision = :rev
  WHERE run_id = :rid AND db_record_version = :v;
 INSERT INTO eec_run_transition (at, cause, from_state, node_id, run_id, seq, to_state)
-VALUES (now(), 'attempt 1 completed', 'RUNNING', 'n0', :rid, :s1, 'SUCCEEDED') RETURNING id;
+VALUES (now(), 'attempt 1 completed', 'RUNNING', 'n0', :rid, :s1, 'SUCCEEDED');
 INSERT INTO eec_run_transition (at, cause, from_state, node_id, run_id, seq, to_state)
-VALUES (now(), E'dispatched attempt 1 to \'ext\x3abench-sql\'', 'PENDING', 'n1', :rid, :s2, 'RUNNING') RETURNING id;
+VALUES (now(), E'dispatched attempt 1 to \'ext\x3abench-sql\'', 'PENDING', 'n1', :rid, :s2, 'RUNNING');
 INSERT INTO eec_queue_item (kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key,
                             payload, requeue_count, available_at, created_at)
 VALUES ('TASK', :tenant, :tier, :rid, 'n1', 1, E'ext\x3abench-sql', NULL,
