@@ -127,7 +127,7 @@ class StartBatcherTest {
         long answered = outcomes.subList(0, 7).stream().filter(o -> o instanceof RunStarter.Started).count();
         assertEquals(7, refused + answered, "every start answered or refused: " + outcomes);
         assertTrue(refused == 1 || refused == 6, "one body won the key, the other body's starts are refused: " + outcomes);
-        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_workflow_run WHERE tenant = ?1 AND idempotency_key = 'same-key'",
-                TENANT));
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_workflow_run WHERE tenant = ?1 AND workflow_name = ?2"
+                + " AND idempotency_key = 'same-key'", TENANT, workflow));
     }
 }
