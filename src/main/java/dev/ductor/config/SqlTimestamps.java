@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 
 /**
@@ -16,6 +17,9 @@ import java.time.temporal.ChronoUnit;
  * plain-JDBC writes bind their instants here ({@link #bind}).
  */
 public final class SqlTimestamps {
+
+    private static final DateTimeFormatter POSTGRES_UTC =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS'+00'");
 
     private SqlTimestamps() {
     }
@@ -51,28 +55,6 @@ public final class SqlTimestamps {
 
     /** {@code 2026-12-04 12:00:00.123456+00}: microseconds, as PostgreSQL keeps them (finer digits are dropped). */
     static String text(LocalDateTime t) {
-        StringBuilder text = new StringBuilder(29);
-        pad(text, t.getYear(), 4).append('-');
-        pad(text, t.getMonthValue(), 2).append('-');
-        pad(text, t.getDayOfMonth(), 2).append(' ');
-        pad(text, t.getHour(), 2).append(':');
-        pad(text, t.getMinute(), 2).append(':');
-        pad(text, t.getSecond(), 2).append('.');
-        return pad(text, t.getNano() / 1000, 6).append("+00").toString();
-    }
-
-    private static StringBuilder pad(StringBuilder text, int value, int digits) {
-        for (int unit = pow10(digits - 1); unit > 1 && value < unit; unit /= 10) {
-            text.append('0');
-        }
-        return text.append(value);
-    }
-
-    private static int pow10(int exponent) {
-        int value = 1;
-        for (int i = 0; i < exponent; i++) {
-            value *= 10;
-        }
-        return value;
+        return POSTGRES_UTC.format(t);
     }
 }
