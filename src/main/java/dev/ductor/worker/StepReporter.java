@@ -3,6 +3,7 @@ package dev.ductor.worker;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.error.ConflictException;
 import dev.ductor.run.GroupCommit;
+import dev.ductor.run.GroupLinger;
 import dev.ductor.run.StepReport;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -11,7 +12,6 @@ import org.jboss.logging.Logger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -82,7 +82,7 @@ public class StepReporter {
                 batch.add(first);
                 reports.drainTo(batch, max - 1);
                 if (lastShared) {
-                    linger(reports, batch, max, lingerNanos); // results arrive together: let the next ones join
+                    GroupLinger.fill(reports, batch, max, lingerNanos); // results arrive together: let the next ones join
                 }
                 lastShared = batch.size() > 1;
                 commit(batch);
@@ -92,24 +92,6 @@ public class StepReporter {
             } finally {
                 batch.clear();
             }
-        }
-    }
-
-    /**
-     * Adds to {@code batch} what arrives on {@code queue} within {@code nanos}, until it holds {@code max}: a group commit
-     * that lingers a moment commits more results at once (under chain3 with three pods on two cores a pod's group
-     * commits averaged 1.6 results; docs/benchmarks.md has what a linger did there and to a single pod).
-     */
-    static <T> void linger(BlockingQueue<T> queue, List<T> batch, int max, long nanos) throws InterruptedException {
-        long deadline = System.nanoTime() + nanos;
-        long left;
-        while (batch.size() < max && (left = deadline - System.nanoTime()) > 0) {
-            T next = queue.poll(left, TimeUnit.NANOSECONDS);
-            if (next == null) {
-                return;
-            }
-            batch.add(next);
-            queue.drainTo(batch, max - batch.size());
         }
     }
 

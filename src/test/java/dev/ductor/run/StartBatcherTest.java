@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Starts that arrive together commit in groups, and a group answers every start as a start of its own would: one
  * run per idempotency key however the racing repeats fall into groups, a reused key with another body refused, an
- * unknown workflow refused without costing its group-mates their runs.
+ * unknown workflow, or a start the database refuses, refused without costing its group-mates their runs.
  */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
@@ -129,5 +129,27 @@ class StartBatcherTest {
         assertTrue(refused == 1 || refused == 6, "one body won the key, the other body's starts are refused: " + outcomes);
         assertEquals(1, fixtures.count("SELECT count(*) FROM eec_workflow_run WHERE tenant = ?1 AND workflow_name = ?2"
                 + " AND idempotency_key = 'same-key'", TENANT, workflow));
+    }
+
+    /** A start the database refuses (PostgreSQL's jsonb stores no NUL) fails alone: its group is committed again without it. */
+    @Test
+    void aStartTheDatabaseRefusesFailsAlone() throws Exception {
+        String workflow = fixtures.chain(TENANT, 1, "noop");
+        List<Callable<RunStarter.Started>> calls = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            String input = i == 3 ? "{\"a\":\"nul\\u0000here\"}" : "{\"a\":" + i + "}";
+            calls.add(() -> starts.start(TENANT, workflow, new StartRequest(fixtures.json(input), null, "standard")));
+        }
+
+        List<Object> outcomes = together(calls);
+
+        assertInstanceOf(RuntimeException.class, outcomes.get(3), "the NUL cannot be stored: " + outcomes.get(3));
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (i != 3) {
+                assertTrue(assertInstanceOf(RunStarter.Started.class, outcomes.get(i), "start " + i).created());
+            }
+        }
+        assertEquals(7, fixtures.count("SELECT count(*) FROM eec_workflow_run WHERE tenant = ?1 AND workflow_name = ?2",
+                TENANT, workflow), "every start but the refused one");
     }
 }

@@ -1,4 +1,4 @@
-package dev.ductor.worker;
+package dev.ductor.run;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The group commit's linger: how long it waits for more results, and that it never overfills a batch. */
 @Tag("unit")
-class StepReporterLingerTest {
+class GroupLingerTest {
 
     @Test
     void withoutALingerTheBatchIsWhatHadArrived() throws Exception {
@@ -21,7 +21,7 @@ class StepReporterLingerTest {
         List<Integer> batch = new ArrayList<>(List.of(1));
         queue.drainTo(batch, 9);
         long started = System.nanoTime();
-        StepReporter.linger(queue, batch, 10, 0);
+        GroupLinger.fill(queue, batch, 10, 0);
         assertEquals(List.of(1, 2, 3), batch);
         assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(1), "did not wait");
     }
@@ -43,7 +43,7 @@ class StepReporterLingerTest {
         });
         producer.start();
         List<Integer> batch = new ArrayList<>(List.of(1));
-        StepReporter.linger(queue, batch, 10, TimeUnit.MILLISECONDS.toNanos(1_000));
+        GroupLinger.fill(queue, batch, 10, TimeUnit.MILLISECONDS.toNanos(1_000));
         producer.interrupt();
         assertEquals(List.of(1, 2, 3), batch, "the two that came within the second, not the one after it");
     }
@@ -53,7 +53,7 @@ class StepReporterLingerTest {
         LinkedBlockingQueue<Integer> queue = new LinkedBlockingQueue<>(List.of(2, 3, 4, 5));
         List<Integer> batch = new ArrayList<>(List.of(1));
         long started = System.nanoTime();
-        StepReporter.linger(queue, batch, 3, TimeUnit.SECONDS.toNanos(30));
+        GroupLinger.fill(queue, batch, 3, TimeUnit.SECONDS.toNanos(30));
         assertEquals(List.of(1, 2, 3), batch);
         assertEquals(List.of(4, 5), new ArrayList<>(queue));
         assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(10), "a full batch does not wait out the linger");
