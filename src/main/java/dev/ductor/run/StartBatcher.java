@@ -1,6 +1,7 @@
 package dev.ductor.run;
 
 import dev.ductor.config.DuctorConfig;
+import dev.ductor.database.DatabaseOutage;
 import dev.ductor.error.PodStoppingException;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.ShutdownEvent;
@@ -28,8 +29,8 @@ import java.util.concurrent.TimeUnit;
  * worker thread that then waited for the group's lock (the executor, its context propagation, a parked thread a start)
  * was about a twentieth of the pod's CPU.
  *
- * <p>A group that fails is committed again one start at a time, so only a start that fails alone fails (the database
- * went away, or refuses what it was asked to store); none of it was committed, and the client retries with its
+ * <p>A group that holds a start the database refuses to store is committed again one start at a time, so that start
+ * fails alone. A group that fails otherwise (the database went away) fails with it, and each client retries with its
  * idempotency key as after any failed start.
  */
 @ApplicationScoped
@@ -129,8 +130,10 @@ public class StartBatcher {
     }
 
     /**
-     * Commits the group; if it fails as a whole, each start alone, so that a start the database refuses (a text it
-     * cannot store, say) fails by itself and not its neighbours. When the database is away every one fails fast.
+     * Commits the group. If the database refused a value of one of its starts (a text it cannot store, say), each
+     * start is committed alone, so that one fails by itself and not its neighbours: that failure rolled the whole
+     * transaction back, so nothing is done twice. Any other failure (the database away, the connection lost while
+     * committing, when the group may have been applied) fails the group, and each client retries with its key.
      */
     private void commit(List<Pending> group) {
         List<RunStarter.Result> results;
@@ -138,11 +141,12 @@ public class StartBatcher {
             results = QuarkusTransaction.requiringNew()
                     .call(() -> starter.startAll(group.stream().map(Pending::request).toList()));
         } catch (RuntimeException failed) {
-            if (group.size() == 1) {
-                group.get(0).answer().completeExceptionally(failed);
-            } else {
-                LOG.debugf("a group of %d starts failed (%s); committing each alone", group.size(), failed.getMessage());
+            if (group.size() > 1 && DatabaseOutage.isDataException(failed)) {
+                LOG.debugf("a group of %d starts held a value the database refused (%s); committing each alone",
+                        group.size(), failed.getMessage());
                 group.forEach(p -> commit(List.of(p)));
+            } else {
+                group.forEach(p -> p.answer().completeExceptionally(failed));
             }
             return;
         }
