@@ -99,22 +99,13 @@ public class StartBatcher {
     }
 
     private void commitLoop() {
-        long linger = config.starts().linger().toNanos();
-        boolean lastShared = false;
+        CommitGroups<Pending> groups = new CommitGroups<>(queued, MAX_GROUP, config.starts().linger().toNanos());
         List<Pending> group = new ArrayList<>(MAX_GROUP);
         while (!stopping || !queued.isEmpty()) {
             try {
-                Pending first = queued.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
+                if (groups.next(group)) {
+                    commit(group);
                 }
-                group.add(first);
-                queued.drainTo(group, MAX_GROUP - 1);
-                if (lastShared && linger > 0) {
-                    GroupLinger.fill(queued, group, MAX_GROUP, linger); // starts arrive together: let the next join
-                }
-                lastShared = group.size() > 1;
-                commit(group);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 group.forEach(p -> p.answer().completeExceptionally(stopped()));

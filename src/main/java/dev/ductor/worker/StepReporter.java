@@ -2,8 +2,8 @@ package dev.ductor.worker;
 
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.error.ConflictException;
+import dev.ductor.run.CommitGroups;
 import dev.ductor.run.GroupCommit;
-import dev.ductor.run.GroupLinger;
 import dev.ductor.run.StepReport;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -70,22 +70,13 @@ public class StepReporter {
 
     private void commitLoop() {
         int max = config.worker().commitBatchSize();
-        long lingerNanos = config.worker().commitLinger().toNanos();
-        boolean lastShared = false; // a lone result on a quiet pod commits at once
+        CommitGroups<StepReport> groups = new CommitGroups<>(reports, max, config.worker().commitLinger().toNanos());
         List<StepReport> batch = new ArrayList<>(max);
         while (running || !reports.isEmpty()) {
             try {
-                StepReport first = reports.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
+                if (groups.next(batch)) {
+                    commit(batch);
                 }
-                batch.add(first);
-                reports.drainTo(batch, max - 1);
-                if (lastShared) {
-                    GroupLinger.fill(reports, batch, max, lingerNanos); // results arrive together: let the next ones join
-                }
-                lastShared = batch.size() > 1;
-                commit(batch);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;

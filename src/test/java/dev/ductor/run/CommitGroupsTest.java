@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The group commit's linger: how long it waits for more results, and that it never overfills a batch. */
 @Tag("unit")
-class GroupLingerTest {
+class CommitGroupsTest {
 
     @Test
     void withoutALingerTheBatchIsWhatHadArrived() throws Exception {
@@ -21,7 +21,7 @@ class GroupLingerTest {
         List<Integer> batch = new ArrayList<>(List.of(1));
         queue.drainTo(batch, 9);
         long started = System.nanoTime();
-        GroupLinger.fill(queue, batch, 10, 0);
+        CommitGroups.linger(queue, batch, 10, 0);
         assertEquals(List.of(1, 2, 3), batch);
         assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(1), "did not wait");
     }
@@ -43,7 +43,7 @@ class GroupLingerTest {
         });
         producer.start();
         List<Integer> batch = new ArrayList<>(List.of(1));
-        GroupLinger.fill(queue, batch, 10, TimeUnit.MILLISECONDS.toNanos(1_000));
+        CommitGroups.linger(queue, batch, 10, TimeUnit.MILLISECONDS.toNanos(1_000));
         producer.interrupt();
         assertEquals(List.of(1, 2, 3), batch, "the two that came within the second, not the one after it");
     }
@@ -53,7 +53,7 @@ class GroupLingerTest {
         LinkedBlockingQueue<Integer> queue = new LinkedBlockingQueue<>(List.of(2, 3, 4, 5));
         List<Integer> batch = new ArrayList<>(List.of(1));
         long started = System.nanoTime();
-        GroupLinger.fill(queue, batch, 3, TimeUnit.SECONDS.toNanos(30));
+        CommitGroups.linger(queue, batch, 3, TimeUnit.SECONDS.toNanos(30));
         assertEquals(List.of(1, 2, 3), batch);
         assertEquals(List.of(4, 5), new ArrayList<>(queue));
         assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(10), "a full batch does not wait out the linger");
