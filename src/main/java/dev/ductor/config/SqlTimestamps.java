@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 
 /**
@@ -17,9 +16,6 @@ import java.time.temporal.ChronoUnit;
  * plain-JDBC writes bind their instants here ({@link #bind}).
  */
 public final class SqlTimestamps {
-
-    private static final DateTimeFormatter POSTGRES_UTC =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS'+00'");
 
     private SqlTimestamps() {
     }
@@ -53,8 +49,29 @@ public final class SqlTimestamps {
         statement.setObject(index, text(t), Types.OTHER);
     }
 
-    /** {@code 2026-12-04 12:00:00.123456+00}: microseconds, as PostgreSQL keeps them (finer digits are dropped). */
+    /**
+     * {@code 2026-12-04 12:00:00.123456+00}: microseconds, as PostgreSQL keeps them (finer digits are dropped); the
+     * year is four digits (the caller keeps to 1..9999). Written digit by digit: a {@code DateTimeFormatter} builds a
+     * print context, a StringBuilder and a BigDecimal for the fraction each time, the largest allocation of a pod
+     * under chain3 (9 % of its bytes, for the five instants a step binds).
+     */
     static String text(LocalDateTime t) {
-        return POSTGRES_UTC.format(t);
+        char[] c = "0000-00-00 00:00:00.000000+00".toCharArray();
+        digits(c, 0, 4, t.getYear());
+        digits(c, 5, 2, t.getMonthValue());
+        digits(c, 8, 2, t.getDayOfMonth());
+        digits(c, 11, 2, t.getHour());
+        digits(c, 14, 2, t.getMinute());
+        digits(c, 17, 2, t.getSecond());
+        digits(c, 20, 6, t.getNano() / 1_000);
+        return new String(c);
+    }
+
+    /** {@code value} as {@code width} decimal digits, zero-padded, at {@code c[from]}. */
+    private static void digits(char[] c, int from, int width, int value) {
+        for (int i = from + width - 1; i >= from; i--) {
+            c[i] = (char) ('0' + value % 10);
+            value /= 10;
+        }
     }
 }
