@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.Tiers;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.run.RunStarter;
+import dev.ductor.run.RunView;
 import dev.ductor.run.StartBatcher;
 import dev.ductor.run.StartRequest;
 import dev.ductor.security.CallerContext;
@@ -32,6 +33,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.jboss.resteasy.reactive.RestResponse;
 
 import java.net.URI;
 import java.util.List;
@@ -108,15 +110,17 @@ public class WorkflowResource {
     @POST
     @Path("/{name}/runs")
     @RolesAllowed(Roles.CLIENT)
-    public CompletionStage<Response> start(@PathParam("name") String name, JsonNode body) {
+    public CompletionStage<RestResponse<RunView>> start(@PathParam("name") String name, JsonNode body) {
         return starts.submit(caller.tenant(), name, bodies.readOptional(body, StartBody.class).toRequest())
                 .thenApply(WorkflowResource::started);
     }
 
-    private static Response started(RunStarter.Started started) {
+    private static RestResponse<RunView> started(RunStarter.Started started) {
         // The Location is the path itself (RFC 9110 allows a relative reference): resolving it against the request's
-        // URI, as Response.created does, was a twentieth of a start's CPU on the hot path.
-        return Response.status(started.created() ? Response.Status.CREATED : Response.Status.OK)
+        // URI, as Response.created does, was a twentieth of a start's CPU on the hot path. A RestResponse of RunView,
+        // not a Response: its entity type is known when the app is built, so Quarkus REST picks the JSON writer then,
+        // not by a lookup over every writer on each start.
+        return RestResponse.ResponseBuilder.<RunView>create(started.created() ? RestResponse.Status.CREATED : RestResponse.Status.OK)
                 .header("Location", "/api/v1/runs/" + started.run().runId())
                 .header("ETag", Versions.etag(started.run().version())).entity(started.run()).build();
     }
