@@ -139,7 +139,7 @@ public final class Constraints {
 
             @Override
             public boolean isValid(JsonNode value, ConstraintValidatorContext context) {
-                return value == null || value.toString().length() <= chars;
+                return value == null || JsonSizeBound.atMost(value, chars) <= chars || value.toString().length() <= chars;
             }
         }
     }
