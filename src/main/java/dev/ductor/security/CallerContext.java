@@ -1,5 +1,6 @@
 package dev.ductor.security;
 
+import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.ForbiddenException;
@@ -12,18 +13,27 @@ public class CallerContext {
     /** The claim that names the caller's tenant, in dev tokens and in those of any identity provider. */
     public static final String TENANT_CLAIM = "tenant";
 
-    @Inject JsonWebToken jwt;
+    // The request's identity, whose principal is the verified token itself. Read from there rather than by injecting
+    // JsonWebToken: that is a request-scoped bean of its own, produced anew for every request, for one claim.
+    @Inject SecurityIdentity identity;
 
     /** The {@code tenant} claim; a token without one may read and change nothing, hence 403. */
     public String tenant() {
-        if (jwt.getClaim(TENANT_CLAIM) instanceof String tenant && !tenant.isBlank()) {
+        if (token().getClaim(TENANT_CLAIM) instanceof String tenant && !tenant.isBlank()) {
             return tenant;
         }
         throw new MissingTenantException();
     }
 
     public String subject() {
-        return jwt.getSubject();
+        return identity.getPrincipal() instanceof JsonWebToken token ? token.getSubject() : identity.getPrincipal().getName();
+    }
+
+    private JsonWebToken token() {
+        if (identity.getPrincipal() instanceof JsonWebToken token) {
+            return token;
+        }
+        throw new MissingTenantException(); // no bearer token, so no tenant claim either
     }
 
     /** The token is valid but names no tenant (a string {@code tenant} claim). */
