@@ -3,7 +3,6 @@ package dev.ductor.validation;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.math.BigDecimal;
-import java.util.Iterator;
 import java.util.Map;
 
 /**
@@ -25,9 +24,11 @@ final class JsonSizeBound {
         return switch (value.getNodeType()) {
             case OBJECT -> {
                 long size = 2;
-                for (Iterator<Map.Entry<String, JsonNode>> fields = value.fields(); fields.hasNext() && size <= cap; ) {
-                    Map.Entry<String, JsonNode> field = fields.next();
+                for (Map.Entry<String, JsonNode> field : value.properties()) {
                     size = plus(size, text(field.getKey()) + 2 + atMost(field.getValue(), cap)); // a colon, a comma
+                    if (size > cap) {
+                        break;
+                    }
                 }
                 yield size <= cap ? size : UNKNOWN;
             }
