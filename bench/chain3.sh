@@ -4,9 +4,10 @@
 # same driver. Workload: a workflow of three sequential noop tasks. See docs/benchmarks.md, section `chain3`.
 # Called by bench/run.sh chain3 [--pods N].
 #
-# One invocation: fresh PostgreSQL (or BENCH_JDBC_URL) -> reference (warm-up, measured N) -> stop it -> Ductor
-# pod(s) -> Ductor (warm-up, measured N) -> stop everything. Progress goes to stderr; stdout carries only the
-# figures, one key=value per line, the last line being
+# One invocation: fresh PostgreSQL (or BENCH_JDBC_URL) -> reference started and warmed up, then paused -> Ductor
+# pod(s) started and warmed up, then paused -> BENCH_ROUNDS rounds, each measuring N runs of either side while the
+# other is paused, in the order ref-Ductor, Ductor-ref, ... -> stop everything. The ratio is the median of the
+# rounds' ratios. Progress goes to stderr; stdout carries only the figures, one key=value per line, the last being
 #   runs_per_s=<n> ref_runs_per_s=<m> ratio=<n/m> p50_ms=<a> p99_ms=<b> start_per_s=<s> rss_mb=<r>
 set -euo pipefail
 
@@ -18,10 +19,14 @@ usage() {
     cat <<'EOF'
 usage: bench/run.sh chain3 [--pods N]      (or: bash bench/chain3.sh [--pods N])
 
-Starts a throw-away PostgreSQL 15 (durability defaults: fsync, synchronous_commit, full_page_writes on), measures
-the reference service (bench/chain3/RefService.java), then N Ductor pods (default 1) on database "ductor", with
-the same load driver (bench/chain3/Driver.java): a warm-up batch, then the measured runs of workflow chain3
-(3 sequential noop tasks), started over HTTP by a closed loop, completion read from the database.
+Starts a throw-away PostgreSQL 15 (durability defaults: fsync, synchronous_commit, full_page_writes on), the
+reference service (bench/chain3/RefService.java) and N Ductor pods (default 1) on database "ductor", and drives
+both with the same load driver (bench/chain3/Driver.java): runs of workflow chain3 (3 sequential noop tasks),
+started over HTTP by a closed loop, completion read from the database. Each side is warmed up, then the sides are
+measured in alternating rounds (ref-Ductor, Ductor-ref, ...), the side not measured paused with SIGSTOP. A shared
+host's speed drifts by up to 1.7 times within minutes, so one phase of each decided the ratio by the order they ran
+in; the median round's ratio does not depend on it. ratio_rounds lists every round's, ratio_min/ratio_max their
+spread, cpu_ratio_by_driver Ductor's CPU a run over the reference's, each divided by the driver's CPU in its phase.
 
 options:
   --pods N   Ductor JVMs (1..9) on the one database, each on its own port; the first migrates; starts are spread
@@ -33,7 +38,9 @@ environment (all optional):
                        with ./mvnw -B -q package -DskipTests when missing); the PostgreSQL JDBC driver is taken
                        from lib/main/ beside it
   BENCH_SKIP_BUILD=1   never build; fail when the jar is missing
-  BENCH_RUNS           measured runs per side (default 6000)
+  BENCH_RUNS           measured runs per side and round (default 6000)
+  BENCH_ROUNDS         measured rounds (default 5); runs_per_s, the latencies and start_per_s are the rounds'
+                       medians, rss_mb their maximum, the CPU figures their sums
   BENCH_WARMUP         warm-up runs per side, started and waited for, not counted (default 2000: with 500 the JIT
                        compilers were still about a third of Ductor's JVM CPU in the measured phase; the figure is
                        meant to be the steady state, as peers publish theirs)
@@ -45,7 +52,7 @@ environment (all optional):
                        the figures of what completed are printed and the exit status is non-zero
   BENCH_STARTERS       starter threads of the closed loop (default 4)
   BENCH_ONLY           ductor | ref: run just that side (ratio=NA)
-  BENCH_PROFILE=1      profile the measured phases: pg_stat_statements top 25 (target/bench/chain3-pgss.txt, and
+  BENCH_PROFILE=1      profile the first measured round of each side: pg_stat_statements top 25 (target/bench/chain3-pgss.txt, and
                        chain3-ref-pgss.txt for the reference), pg_stat_activity every 200 ms with a summary
                        (chain3-activity.txt, chain3-ref-activity.txt), and a JFR recording per Ductor pod
                        (chain3-pod<N>.jfr, settings=profile, written when the pod stops)
@@ -102,6 +109,7 @@ done
 runs=${BENCH_RUNS:-6000}
 warmup=${BENCH_WARMUP:-2000}
 warmup_min_s=${BENCH_WARMUP_S:-90}
+rounds=${BENCH_ROUNDS:-5}
 timeout_s=${BENCH_TIMEOUT_S:-600}
 starters=${BENCH_STARTERS:-4}
 only=${BENCH_ONLY:-}
@@ -116,11 +124,12 @@ read -r -a jvm_opts <<<"${BENCH_JVM_OPTS--XX:MaxRAM=768m -XX:MaxRAMPercentage=75
 read -r -a ref_jvm_opts <<<"${BENCH_REF_JVM_OPTS-${jvm_opts[*]}}"
 read -r -a driver_jvm_opts <<<"${BENCH_DRIVER_JVM_OPTS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
 case $only in '' | ductor | ref) ;; *) echo "BENCH_ONLY must be ductor or ref" >&2; exit 2 ;; esac
-for n in "$runs" "$warmup" "$warmup_min_s" "$timeout_s" "$starters" "$ready_timeout"; do
-    [[ $n =~ ^[0-9]+$ ]] || { echo "BENCH_RUNS, BENCH_WARMUP, BENCH_TIMEOUT_S, BENCH_STARTERS and" \
-        "BENCH_READY_TIMEOUT_S must be whole numbers" >&2; exit 2; }
+for n in "$runs" "$warmup" "$warmup_min_s" "$timeout_s" "$starters" "$ready_timeout" "$rounds"; do
+    [[ $n =~ ^[0-9]+$ ]] || { echo "BENCH_RUNS, BENCH_WARMUP, BENCH_TIMEOUT_S, BENCH_STARTERS," \
+        "BENCH_READY_TIMEOUT_S and BENCH_ROUNDS must be whole numbers" >&2; exit 2; }
 done
-[ "$runs" -gt 0 ] && [ "$starters" -gt 0 ] || { echo "BENCH_RUNS and BENCH_STARTERS must be > 0" >&2; exit 2; }
+[ "$runs" -gt 0 ] && [ "$starters" -gt 0 ] && [ "$rounds" -gt 0 ] \
+    || { echo "BENCH_RUNS, BENCH_STARTERS and BENCH_ROUNDS must be > 0" >&2; exit 2; }
 
 mkdir -p "$out_dir"
 # what an earlier invocation left would read as this one's
@@ -139,7 +148,11 @@ extra_keys=(ref_p50_ms ref_p99_ms ref_start_per_s ref_rss_mb pods runs warmup
     ref_host_busy_cpu_s ref_host_steal_cpu_s
     ductor_completed ductor_failed ductor_measured_s ductor_jvm_cpu_s ductor_pg_cpu_s ductor_jit_cpu_s ductor_cpu_ms_per_run
     ductor_driver_cpu_s ductor_host_busy_cpu_s ductor_host_steal_cpu_s ductor_max_ms ref_max_ms ductor_commit)
+sides=()
+[ "$only" = ductor ] || sides+=(ref)
+[ "$only" = ref ] || sides+=(ductor)
 fig[pods]=$pods
+fig[rounds]=$rounds
 fig[runs]=$runs
 fig[warmup]=$warmup
 
@@ -161,7 +174,7 @@ absorb() {
 
 report() {
     local key line=""
-    if [[ ${fig[runs_per_s]:-NA} =~ ^[0-9.]+$ && ${fig[ref_runs_per_s]:-NA} =~ ^[0-9.]+$ ]]; then
+    if [ -z "${fig[ratio]:-}" ] && [[ ${fig[runs_per_s]:-NA} =~ ^[0-9.]+$ && ${fig[ref_runs_per_s]:-NA} =~ ^[0-9.]+$ ]]; then
         fig[ratio]=$(awk -v a="${fig[runs_per_s]}" -v b="${fig[ref_runs_per_s]}" \
             'BEGIN { if (b > 0) printf "%.2f", a / b; else print "NA" }')
     fi
@@ -185,6 +198,72 @@ report() {
         echo "$key=${fig[$key]:-NA}" >>"$props"
     done
     echo "$line"
+}
+
+# ---- the figures: the median round (called by the exit trap, so a failed round still reports the others) -------
+
+# round_values <side> <key>: the key's value in each round, one a line, in round order (NA where missing)
+round_values() {
+    local r v
+    for ((r = 1; r <= rounds; r++)); do
+        v=$(sed -n "s/^$2=//p" "$work/$1.r$r.out" 2>/dev/null | tail -n 1)
+        echo "${v:-NA}"
+    done
+}
+median() { grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "NA";
+    else if (NR % 2) printf "%s\n", v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+sum() { grep -E '^[0-9.]+$' | awk '{ s += $1; n++ } END { if (n) printf "%.1f\n", s; else print "NA" }'; }
+max() { grep -E '^[0-9.]+$' | sort -g | tail -n 1 | grep . || echo NA; }
+
+aggregate() {
+    local side pre cpu_pre jvm r key v ratios cost
+    [ ${#sides[@]} -gt 0 ] || return 0
+    for side in "${sides[@]}"; do
+        pre=$([ "$side" = ref ] && echo "ref_" || echo "")
+        cpu_pre=$([ "$side" = ref ] && echo "ref_" || echo "ductor_")
+        fig[${pre}runs_per_s]=$(round_values "$side" runs_per_s | median)
+        fig[${pre}p50_ms]=$(round_values "$side" p50_ms | median)
+        fig[${pre}p99_ms]=$(round_values "$side" p99_ms | median)
+        fig[${pre}start_per_s]=$(round_values "$side" start_per_s | median)
+        fig[${pre}rss_mb]=$(round_values "$side" rss_mb | max)
+        fig[${cpu_pre}max_ms]=$(round_values "$side" max_ms | max)
+        fig[${cpu_pre}runs_per_s_rounds]=$(round_values "$side" runs_per_s | paste -sd,)
+        fig[${cpu_pre}completed]=$(round_values "$side" completed | sum | cut -d. -f1)
+        fig[${cpu_pre}failed]=$(round_values "$side" failed | sum | cut -d. -f1)
+        fig[${cpu_pre}measured_s]=$(round_values "$side" measured_s | sum)
+        fig[${cpu_pre}jit_cpu_s]=$(round_values "$side" jit_cpu_s | sum)
+        fig[${cpu_pre}driver_cpu_s]=$(round_values "$side" driver_cpu_s | sum)
+        fig[${cpu_pre}host_busy_cpu_s]=$(round_values "$side" host_busy_cpu_s | sum)
+        fig[${cpu_pre}host_steal_cpu_s]=$(round_values "$side" host_steal_cpu_s | sum)
+        fig[${cpu_pre}pg_cpu_s]=$(round_values "$side" pg_cpu_s | sum)
+        jvm=$(round_values "$side" jvm_cpu_s | sum)
+        if [ "$side" = ref ]; then fig[ref_cpu_s]=$jvm; else fig[ductor_jvm_cpu_s]=$jvm; fi
+        fig[${cpu_pre}cpu_ms_per_run]=$(awk -v j="$jvm" -v p="${fig[${cpu_pre}pg_cpu_s]}" -v n="${fig[${cpu_pre}completed]}" \
+            'BEGIN { if (j ~ /^[0-9.]+$/ && p ~ /^[0-9.]+$/ && n > 0) printf "%.2f", (j + p) * 1000 / n; else print "NA" }')
+    done
+    if [ ${#sides[@]} = 2 ]; then
+        # each round's ratio, and its CPU a run over the reference's with each divided by the driver's CPU in its own
+        # phase: the driver does the same work in both, so that gauges how fast the host was in each
+        ratios=() cost=()
+        for ((r = 1; r <= rounds; r++)); do
+            ratios+=("$(paste -d' ' <(sed -n 's/^runs_per_s=//p' "$work/ductor.r$r.out" 2>/dev/null | tail -n 1) \
+                <(sed -n 's/^runs_per_s=//p' "$work/ref.r$r.out" 2>/dev/null | tail -n 1) \
+                | awk 'NF == 2 && $2 > 0 { printf "%.2f", $1 / $2; exit } { print "NA" }')")
+            cost+=("$(for side in ductor ref; do
+                for key in jvm_cpu_s pg_cpu_s driver_cpu_s completed; do
+                    v=$(sed -n "s/^$key=//p" "$work/$side.r$r.out" 2>/dev/null | tail -n 1)
+                    printf '%s ' "${v:-NA}"
+                done
+            done | awk '{ for (i = 1; i <= 8; i++) if ($i !~ /^[0-9.]+$/ || $i == 0) { print "NA"; exit }
+                printf "%.2f", (($1 + $2) / $3 / $4) / (($5 + $6) / $7 / $8) }')")
+        done
+        fig[ratio_rounds]=$(IFS=,; echo "${ratios[*]}")
+        fig[ratio_min]=$(printf '%s\n' "${ratios[@]}" | grep -E '^[0-9.]+$' | sort -g | head -n 1 | grep . || echo NA)
+        fig[ratio_max]=$(printf '%s\n' "${ratios[@]}" | max)
+        fig[ratio]=$(printf '%s\n' "${ratios[@]}" | median)
+        fig[cpu_ratio_by_driver_rounds]=$(IFS=,; echo "${cost[*]}")
+        fig[cpu_ratio_by_driver]=$(printf '%s\n' "${cost[@]}" | median)
+    fi
 }
 
 # ---- processes: everything started here is stopped by pid on exit (also on failure, Ctrl-C, SIGTERM) --------
@@ -212,6 +291,7 @@ stop_pid() {
     [ -n "$pid" ] || return 0
     if alive "$pid"; then
         kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+        kill -CONT -- "-$pid" 2>/dev/null || true # a paused side (see pause) acts on SIGTERM once it runs
         for ((i = 0; i < grace * 10; i++)); do
             alive "$pid" || break
             sleep 0.1
@@ -227,13 +307,28 @@ stop_pid() {
 stop_pods() {
     local pid
     for pid in "${pod_pids[@]}"; do # SIGTERM all at once: each drains (prod: 5 s shutdown delay), JFR dumps
-        alive "$pid" && kill -TERM -- "-$pid" 2>/dev/null || true
+        alive "$pid" && kill -TERM -- "-$pid" 2>/dev/null && kill -CONT -- "-$pid" 2>/dev/null || true
     done
     for pid in "${pod_pids[@]}"; do
         stop_pid "$pid" "Ductor pod" 60
     done
     pod_pids=()
 }
+
+# pause <side> / resume <side>: the side that is not being measured is stopped (SIGSTOP to its process groups), so
+# its idle polls, timers and GC take nothing from the other's measured round; its connections simply stay open
+signal_side() {
+    local sig=$1 side=$2 pid
+    if [ "$side" = ref ]; then
+        [ -z "$ref_pid" ] || kill "-$sig" -- "-$ref_pid" 2>/dev/null || true
+    else
+        for pid in "${pod_pids[@]}"; do
+            kill "-$sig" -- "-$pid" 2>/dev/null || true
+        done
+    fi
+}
+pause() { [ -n "$only" ] || signal_side STOP "$1"; }
+resume() { signal_side CONT "$1"; }
 
 stop_pg() {
     [ -n "$pgdir" ] || return 0
@@ -255,10 +350,13 @@ on_exit() {
     set +e
     trap - EXIT INT TERM
     [ -n "$child" ] && stop_pid "$child" "helper" 10
+    resume ref
+    resume ductor
     stop_pid "$prof_pid" "profiler" 5
     stop_pid "$ref_pid" "reference" 15
     stop_pods
     stop_pg
+    aggregate
     rm -rf "$work"
     report
     exit "$rc"
@@ -447,26 +545,34 @@ finish_profiler() {
     prof_pid=""
 }
 
-# drive <side> <start urls> <pids> [driver options...]: warm-up and measured phase; the figures go to fig[]
+# drive <side> <out file> <runs> <warm-up runs> <warm-up s> [driver options...]: one driver invocation against the
+# side's service(s) (ref_urls/ref_pids or ductor_urls/ductor_pids); its figures go to <out file>
 drive() {
-    local side=$1 urls=$2 pids=$3 sql rc=0 url
-    shift 3
+    local side=$1 out=$2 n=$3 warm=$4 warm_s=$5 sql url urls pids
+    shift 5
     sql=$([ "$side" = ref ] && echo "$ref_poll_sql" || echo "$ductor_poll_sql")
     url=$([ "$side" = ref ] && echo "$ref_url" || echo "$ductor_url")
-    local phase_args=()
-    [ "$profile" = 1 ] && phase_args=(--phase-file "$work/$side.phase")
+    urls=$([ "$side" = ref ] && echo "$ref_urls" || echo "$ductor_urls")
+    pids=$([ "$side" = ref ] && echo "$ref_pid" || echo "$ductor_pids")
     run_child "$java" "${driver_jvm_opts[@]}" -cp "$jdbc_jar" bench/chain3/Driver.java --label "$side" --start-urls "$urls" \
         --client-token "$work/client.jwt" --jdbc-url "$url" --db-user "$db_user" --db-password "$db_password" \
-        --poll-sql "$sql" --out "$work/$side.out" --runs "$runs" --warmup "$warmup" --starters "$starters" \
-        --timeout-s "$timeout_s" --warmup-min-s "$warmup_min_s" --pids "$pids" --pg-pid "$pg_pid" --clk-tck "$clk_tck" "${phase_args[@]}" "$@" \
-        || rc=$?
-    absorb "$work/$side.out" "$side"
-    return "$rc"
+        --poll-sql "$sql" --out "$out" --runs "$n" --warmup "$warm" --starters "$starters" \
+        --timeout-s "$timeout_s" --warmup-min-s "$warm_s" --pids "$pids" --pg-pid "$pg_pid" --clk-tck "$clk_tck" "$@"
+}
+
+# checked <rc>: 3 (a start answered non-2xx: the driver printed it) aborts; any other failure marks the result
+checked() {
+    [ "$1" -ne 3 ] || exit 1
+    [ "$1" -eq 0 ] || final_rc=1
+    return 0
 }
 
 final_rc=0
+ref_urls=""
+ductor_urls=""
+ductor_pids=""
 
-# ---- the reference -----------------------------------------------------------------------------------------------
+# ---- the reference: started and warmed up ------------------------------------------------------------------------
 
 if [ "$only" != ductor ]; then
     free_port
@@ -477,18 +583,17 @@ if [ "$only" != ductor ]; then
         --jdbc-url "$ref_url" --user "$db_user" --password "$db_password" --public-key "$work/public.pem" \
         --issuer ductor-bench --pool 10 --workers 8 --batch 8 --idle-ms 100 >"$ref_log" 2>&1 &
     ref_pid=$!
+    ref_urls="http://127.0.0.1:$ref_port/runs"
     wait_http "http://127.0.0.1:$ref_port/health" "$ref_pid" "$ref_log" "the reference" || exit 1
-    start_profiler ref "$ref_url"
     rc=0
-    drive ref "http://127.0.0.1:$ref_port/runs" "$ref_pid" || rc=$?
-    finish_profiler
-    stop_pid "$ref_pid" "reference" 15
-    ref_pid=""
-    [ "$rc" -ne 3 ] || exit 1 # a start answered non-2xx: the driver printed it; abort
-    [ "$rc" -eq 0 ] || final_rc=1
+    drive ref "$work/ref.warmup.out" 0 "$warmup" "$warmup_min_s" || rc=$?
+    absorb "$work/ref.warmup.out" ref
+    checked "$rc"
+    [ "$rc" -eq 0 ] || exit 1
+    pause ref
 fi
 
-# ---- Ductor ------------------------------------------------------------------------------------------------------
+# ---- Ductor: the pod(s) started and warmed up --------------------------------------------------------------------
 
 # start_pod <n> <migrate true|false>: one prod-mode JVM on the shared database
 start_pod() {
@@ -519,20 +624,50 @@ if [ "$only" != ref ]; then
         wait_http "http://127.0.0.1:${pod_ports[n - 1]}/q/health/ready" "${pod_pids[n - 1]}" \
             "$out_dir/chain3-pod$n.log" "Ductor pod $n" || exit 1
     done
-    urls=""
     for port in "${pod_ports[@]}"; do
-        urls="$urls${urls:+,}http://127.0.0.1:$port/api/v1/workflows/chain3/runs"
+        ductor_urls="$ductor_urls${ductor_urls:+,}http://127.0.0.1:$port/api/v1/workflows/chain3/runs"
     done
-    pids=$(IFS=,; echo "${pod_pids[*]}")
-    start_profiler ductor "$ductor_url"
+    ductor_pids=$(IFS=,; echo "${pod_pids[*]}")
     rc=0
-    drive ductor "$urls" "$pids" --register-url "http://127.0.0.1:${pod_ports[0]}/api/v1/workflows/chain3" \
+    drive ductor "$work/ductor.warmup.out" 0 "$warmup" "$warmup_min_s" \
+        --register-url "http://127.0.0.1:${pod_ports[0]}/api/v1/workflows/chain3" \
         --admin-token "$work/admin.jwt" --register-body "$workflow" || rc=$?
-    finish_profiler
-    log "phase=ductor-stop pods=$pods"
-    stop_pods
-    [ "$rc" -ne 3 ] || exit 1
-    [ "$rc" -eq 0 ] || final_rc=1
+    absorb "$work/ductor.warmup.out" ductor
+    checked "$rc"
+    [ "$rc" -eq 0 ] || exit 1
+    pause ductor
 fi
+
+# ---- the measured rounds: the sides alternate, each measured while the other is stopped --------------------------
+
+# Measured one after the other, a shared host's speed drifting between two phases decided the ratio (1.7 times
+# between the reference's phase and Ductor's was seen). So the sides alternate in rounds, in the order ref-Ductor,
+# Ductor-ref, ref-Ductor..., every round pairing two neighbouring phases, and the figure is the median round.
+for ((r = 1; r <= rounds; r++)); do
+    order=("${sides[@]}")
+    if ((r % 2 == 0)) && [ ${#sides[@]} = 2 ]; then
+        order=(ductor ref)
+    fi
+    for side in "${order[@]}"; do
+        resume "$side"
+        phase_args=()
+        if [ "$profile" = 1 ] && [ "$r" = 1 ]; then # the first round of each side is profiled
+            start_profiler "$side" "$([ "$side" = ref ] && echo "$ref_url" || echo "$ductor_url")"
+            phase_args=(--phase-file "$work/$side.phase")
+        fi
+        log "phase=$side-round round=$r of $rounds"
+        rc=0
+        drive "$side" "$work/$side.r$r.out" "$runs" 0 0 "${phase_args[@]}" || rc=$?
+        finish_profiler
+        pause "$side"
+        checked "$rc"
+    done
+done
+resume ref
+[ "$only" = ref ] || resume ductor
+log "phase=ductor-stop pods=$pods"
+stop_pid "$ref_pid" "reference" 15
+ref_pid=""
+stop_pods
 
 exit "$final_rc"

@@ -9,6 +9,7 @@
 //          [--register-url URL --admin-token FILE --register-body JSON] [--runs 6000] [--warmup 500]
 //          [--starters 4] [--timeout-s 600] [--pids P1,P2] [--pg-pid P] [--clk-tck 100] [--phase-file F]
 //          [--poll-ms 100] [--warmup-min-s 0] [--checkpoint true]
+//   --runs 0: the warm-up only, no measured phase and no figures but warmup_s and warmup_runs
 //   --poll-sql: SELECT <run id text>, <status>, <updated_at as epoch µs bigint> FROM ... WHERE <terminal>
 //               AND <id> = ANY(CAST(? AS uuid[]))   (the ? is the text array of the open runs' ids)
 //   --pids: the service JVMs (CPU and peak RSS); --pg-pid: the postmaster (CPU of it and its children)
@@ -155,6 +156,9 @@ public class Driver {
             } while (monoUs() - t0 < warmupMinUs);
             figures.put("warmup_s", fmt1((monoUs() - t0) / 1e6));
             figures.put("warmup_runs", Integer.toString(batches * warmup));
+        }
+        if (runs == 0) { // a warm-up only: the measured rounds come from later invocations
+            return 0;
         }
         if (Boolean.parseBoolean(o.getOrDefault("checkpoint", "true"))) {
             checkpoint();
