@@ -41,9 +41,18 @@ final class StepSlots {
 
     /** Promises up to {@code wanted} slots to a commit about to lease steps to this pod; returns how many. */
     int promise(int wanted) {
+        return promise(wanted, 0);
+    }
+
+    /**
+     * {@link #promise(int)}, letting the line for slots grow to {@code lineRoom} steps: for steps known to be quick,
+     * waiting in line here for a few of them to end is shorter than the claim (its transaction, its wake-up) they
+     * would otherwise go through.
+     */
+    int promise(int wanted, int lineRoom) {
         while (true) {
             int already = promised.get();
-            int granted = Math.min(wanted, free.availablePermits() - waitingCount.get() - already);
+            int granted = Math.min(wanted, free.availablePermits() + lineRoom - waitingCount.get() - already);
             if (granted <= 0) {
                 return 0;
             }

@@ -50,6 +50,30 @@ class StepSlotsTest {
     }
 
     @Test
+    void roomInTheLineIsPromisedBeyondTheFreeSlotsOnlyUpToItsSize() {
+        List<QueueItem> started = new ArrayList<>();
+        StepSlots slots = new StepSlots(2, started::add);
+
+        assertEquals(2, slots.promise(2, 0));
+        assertEquals(0, slots.promise(1, 0), "without room in the line, nothing beyond the free slots");
+        assertEquals(2, slots.promise(3, 2), "the line may take two more");
+        assertEquals(0, slots.promise(1, 2), "and no more than that");
+
+        assertTrue(slots.offer(task(1)));
+        assertTrue(slots.offer(task(2)));
+        assertFalse(slots.offer(task(3)), "the steps promised room in the line wait in it");
+        assertFalse(slots.offer(task(4)));
+        slots.settle(4);
+        assertEquals(-2, slots.unclaimed(), "a claim takes nothing while the line is not empty");
+        assertEquals(0, slots.promise(1, 2), "the line is full");
+
+        slots.freed();
+        slots.freed();
+        assertEquals(4, started.size(), "each freed slot went to the next in line");
+        assertEquals(0, slots.waiting());
+    }
+
+    @Test
     void aStepWithNoFreeSlotWaitsInLineAndTakesTheNextSlotThatFrees() {
         List<QueueItem> started = new ArrayList<>();
         StepSlots slots = new StepSlots(1, started::add);
