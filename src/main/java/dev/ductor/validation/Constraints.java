@@ -102,8 +102,11 @@ public final class Constraints {
 
             @Override
             public boolean isValid(String value, ConstraintValidatorContext context) {
+                if (value == null) {
+                    return true; // the default tier: no lookup of the configuration on every start that names none
+                }
                 Tiers tiers = configured.get();
-                if (value == null || tiers.contains(value)) {
+                if (tiers.contains(value)) {
                     return true;
                 }
                 context.disableDefaultConstraintViolation();
