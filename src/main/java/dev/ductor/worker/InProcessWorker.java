@@ -5,6 +5,7 @@ import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.config.PodIdentity;
 import dev.ductor.queue.QueueItem;
+import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.TaskClaim;
 import dev.ductor.queue.TaskLeases;
 import dev.ductor.queue.QueueSignal;
@@ -229,7 +230,7 @@ public class InProcessWorker implements LocalSteps {
         // twelfth session). A line of slow steps would hold them from another pod's free slots, so those never
         // wait here beyond the free slots.
         int wanted = LocalSteps.Reservation.wanted(items, this::runsHere, now);
-        boolean allQuick = items.stream().filter(item -> item.kind() == dev.ductor.queue.QueueKind.TASK)
+        boolean allQuick = items.stream().filter(item -> item.kind() == QueueKind.TASK)
                 .allMatch(item -> !runsHere(item.handler()) || pace.isQuick(item.handler()));
         int reserved = slots.promise(wanted, allQuick ? config.worker().threads() : 0);
         return reserved == 0 ? LocalSteps.Reservation.NONE

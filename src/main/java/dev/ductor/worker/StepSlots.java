@@ -19,7 +19,8 @@ import java.util.function.Consumer;
  * its steps for the next claim, which held the slots again: under chain3, one step in five went through a claim (and
  * its transaction), and a burst of starts could find the slots held throughout (EagerStartTest, seen in CI). Now a
  * claim and a commit that race may together lease a few more steps than there are free slots; those wait in line,
- * which for steps of milliseconds is shorter than the claim they would otherwise have needed.
+ * which for steps of milliseconds is shorter than the claim they would otherwise have needed. For the same reason a
+ * commit may be promised room in the line itself for steps of handlers known to be quick ({@link #promise(int, int)}).
  */
 final class StepSlots {
 
