@@ -43,8 +43,9 @@ scenarios:
   chain3 [--pods N]
           end-to-end runs/s of workflow chain3 (3 sequential noop tasks) through the packaged jar in prod mode
           (N pods) on a throw-away, durable PostgreSQL 15, against a plain-JDBC reference service on the same
-          database and budget, one load driver for both (bench/chain3.sh; bash bench/chain3.sh --help lists
-          its BENCH_* settings); last line:
+          database and budget, one load driver for both, measured in alternating rounds (BENCH_ROUNDS, 5) whose
+          median ratio is the figure (bench/chain3.sh; bash bench/chain3.sh --help lists its BENCH_* settings);
+          last line:
           runs_per_s=<n> ref_runs_per_s=<m> ratio=<n/m> p50_ms=<a> p99_ms=<b> start_per_s=<s> rss_mb=<r>
   chain3-sdk
           chain3 executed by an external worker JVM built on the Java SDK (DuctorWorker over HTTP, three ext:noop
