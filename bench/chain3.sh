@@ -202,12 +202,18 @@ report() {
 
 # ---- the figures: the median round (called by the exit trap, so a failed round still reports the others) -------
 
-# round_values <side> <key>: the key's value in each round, one a line, in round order (NA where missing)
+# round_value <side> <round> <key>: what the driver reported for the key in that round (NA where missing)
+round_value() {
+    local v
+    v=$(sed -n "s/^$3=//p" "$work/$1.r$2.out" 2>/dev/null | tail -n 1)
+    echo "${v:-NA}"
+}
+
+# round_values <side> <key>: the key's value in each round, one a line, in round order
 round_values() {
-    local r v
+    local r
     for ((r = 1; r <= rounds; r++)); do
-        v=$(sed -n "s/^$2=//p" "$work/$1.r$r.out" 2>/dev/null | tail -n 1)
-        echo "${v:-NA}"
+        round_value "$1" "$r" "$2"
     done
 }
 median() { grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "NA";
@@ -216,7 +222,7 @@ sum() { grep -E '^[0-9.]+$' | awk '{ s += $1; n++ } END { if (n) printf "%.1f\n"
 max() { grep -E '^[0-9.]+$' | sort -g | tail -n 1 | grep . || echo NA; }
 
 aggregate() {
-    local side pre cpu_pre jvm r key v ratios cost
+    local side pre cpu_pre jvm r key ratios cost
     [ ${#sides[@]} -gt 0 ] || return 0
     for side in "${sides[@]}"; do
         pre=$([ "$side" = ref ] && echo "ref_" || echo "")
@@ -230,12 +236,9 @@ aggregate() {
         fig[${cpu_pre}runs_per_s_rounds]=$(round_values "$side" runs_per_s | paste -sd,)
         fig[${cpu_pre}completed]=$(round_values "$side" completed | sum | cut -d. -f1)
         fig[${cpu_pre}failed]=$(round_values "$side" failed | sum | cut -d. -f1)
-        fig[${cpu_pre}measured_s]=$(round_values "$side" measured_s | sum)
-        fig[${cpu_pre}jit_cpu_s]=$(round_values "$side" jit_cpu_s | sum)
-        fig[${cpu_pre}driver_cpu_s]=$(round_values "$side" driver_cpu_s | sum)
-        fig[${cpu_pre}host_busy_cpu_s]=$(round_values "$side" host_busy_cpu_s | sum)
-        fig[${cpu_pre}host_steal_cpu_s]=$(round_values "$side" host_steal_cpu_s | sum)
-        fig[${cpu_pre}pg_cpu_s]=$(round_values "$side" pg_cpu_s | sum)
+        for key in measured_s jit_cpu_s driver_cpu_s host_busy_cpu_s host_steal_cpu_s pg_cpu_s; do
+            fig[${cpu_pre}$key]=$(round_values "$side" "$key" | sum)
+        done
         jvm=$(round_values "$side" jvm_cpu_s | sum)
         if [ "$side" = ref ]; then fig[ref_cpu_s]=$jvm; else fig[ductor_jvm_cpu_s]=$jvm; fi
         fig[${cpu_pre}cpu_ms_per_run]=$(awk -v j="$jvm" -v p="${fig[${cpu_pre}pg_cpu_s]}" -v n="${fig[${cpu_pre}completed]}" \
@@ -246,13 +249,11 @@ aggregate() {
         # phase: the driver does the same work in both, so that gauges how fast the host was in each
         ratios=() cost=()
         for ((r = 1; r <= rounds; r++)); do
-            ratios+=("$(paste -d' ' <(sed -n 's/^runs_per_s=//p' "$work/ductor.r$r.out" 2>/dev/null | tail -n 1) \
-                <(sed -n 's/^runs_per_s=//p' "$work/ref.r$r.out" 2>/dev/null | tail -n 1) \
-                | awk 'NF == 2 && $2 > 0 { printf "%.2f", $1 / $2; exit } { print "NA" }')")
+            ratios+=("$(echo "$(round_value ductor "$r" runs_per_s) $(round_value ref "$r" runs_per_s)" \
+                | awk '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $2 > 0 { printf "%.2f", $1 / $2; exit } { print "NA" }')")
             cost+=("$(for side in ductor ref; do
                 for key in jvm_cpu_s pg_cpu_s driver_cpu_s completed; do
-                    v=$(sed -n "s/^$key=//p" "$work/$side.r$r.out" 2>/dev/null | tail -n 1)
-                    printf '%s ' "${v:-NA}"
+                    printf '%s ' "$(round_value "$side" "$r" "$key")"
                 done
             done | awk '{ for (i = 1; i <= 8; i++) if ($i !~ /^[0-9.]+$/ || $i == 0) { print "NA"; exit }
                 printf "%.2f", (($1 + $2) / $3 / $4) / (($5 + $6) / $7 / $8) }')")

@@ -230,6 +230,9 @@ public class InProcessWorker implements LocalSteps {
         // twelfth session). A line of slow steps would hold them from another pod's free slots, so those never
         // wait here beyond the free slots.
         int wanted = LocalSteps.Reservation.wanted(items, this::runsHere, now);
+        if (wanted == 0) {
+            return LocalSteps.Reservation.NONE; // nothing for this pod: most commits that end runs
+        }
         boolean allQuick = items.stream().filter(item -> item.kind() == QueueKind.TASK)
                 .allMatch(item -> !runsHere(item.handler()) || pace.isQuick(item.handler()));
         int reserved = slots.promise(wanted, allQuick ? config.worker().threads() : 0);
