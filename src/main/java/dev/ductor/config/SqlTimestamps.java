@@ -50,6 +50,16 @@ public final class SqlTimestamps {
     }
 
     /**
+     * {@code at} as the text {@link #bind} sends, for an element of a {@code timestamptz[]} bound as {@code text[]}; ISO
+     * 8601 outside the plain four-digit years.
+     */
+    public static String text(Instant at) {
+        Instant micros = at.plusNanos(500).truncatedTo(ChronoUnit.MICROS);
+        LocalDateTime t = LocalDateTime.ofEpochSecond(micros.getEpochSecond(), micros.getNano(), ZoneOffset.UTC);
+        return t.getYear() < 1 || t.getYear() > 9999 ? at.toString() : text(t);
+    }
+
+    /**
      * {@code 2026-12-04 12:00:00.123456+00}: microseconds, as PostgreSQL keeps them (finer digits are dropped); the
      * year is four digits (the caller keeps to 1..9999). Written digit by digit: a {@code DateTimeFormatter} builds a
      * print context, a StringBuilder and a BigDecimal for the fraction each time, the largest allocation of a pod

@@ -28,7 +28,8 @@ public final class DatabaseOutage {
     private static final Set<String> SHUTDOWN_STATES = Set.of("57P01", "57P02", "57P03");
     private static final Set<String> COMMIT_PHASE = Set.of("jakarta.transaction.RollbackException",
             "jakarta.transaction.HeuristicMixedException", "jakarta.transaction.HeuristicRollbackException",
-            "jakarta.transaction.SystemException", "javax.transaction.xa.XAException");
+            "jakarta.transaction.SystemException", "javax.transaction.xa.XAException",
+            StatementCommitUncertain.class.getName());
 
     public enum Applied { NO, MAYBE }
 

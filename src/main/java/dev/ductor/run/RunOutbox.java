@@ -17,6 +17,7 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.UUID;
 
@@ -90,14 +91,24 @@ public class RunOutbox {
 
     /** Wakes, after the commit, the loops of this JVM that can take these rows. */
     public void wakeFor(Collection<NewQueueItem> items, Instant now) {
-        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && !Handlers.isExternal(i.handler()))) {
-            signal.afterCommit(QueueSignal.Channel.STEP_WORKERS);
+        channels(items, now).forEach(signal::afterCommit);
+    }
+
+    /** Wakes the loops of this JVM that can take these rows, committed already (by a statement of their own). */
+    public void wakeNow(Collection<NewQueueItem> items, Instant now) {
+        channels(items, now).forEach(signal::nudge);
+    }
+
+    private static EnumSet<QueueSignal.Channel> channels(Collection<NewQueueItem> items, Instant now) {
+        EnumSet<QueueSignal.Channel> channels = EnumSet.noneOf(QueueSignal.Channel.class);
+        for (NewQueueItem item : items) {
+            if (item.kind() == QueueKind.TASK) {
+                channels.add(Handlers.isExternal(item.handler())
+                        ? QueueSignal.Channel.EXTERNAL_CLAIMS : QueueSignal.Channel.STEP_WORKERS);
+            } else if (!item.availableAt().isAfter(now)) {
+                channels.add(QueueSignal.Channel.COORDINATORS);
+            }
         }
-        if (items.stream().anyMatch(i -> i.kind() == QueueKind.TASK && Handlers.isExternal(i.handler()))) {
-            signal.afterCommit(QueueSignal.Channel.EXTERNAL_CLAIMS);
-        }
-        if (items.stream().anyMatch(i -> i.kind() != QueueKind.TASK && !i.availableAt().isAfter(now))) {
-            signal.afterCommit(QueueSignal.Channel.COORDINATORS);
-        }
+        return channels;
     }
 }

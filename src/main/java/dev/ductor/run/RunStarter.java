@@ -14,12 +14,15 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import dev.ductor.queue.NewQueueItem;
+import dev.ductor.queue.QueueItem;
 import jakarta.transaction.Transactional;
 
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.HashMap;
 import java.util.Optional;
 import java.util.Set;
@@ -100,7 +103,8 @@ public class RunStarter {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         Result[] results = new Result[requests.size()];
         Map<String, Optional<WorkflowService.Pinned>> pinnedByWorkflow = new HashMap<>();
-        List<Fresh> fresh = new ArrayList<>();
+        List<Prepared> fresh = new ArrayList<>();
+        List<Integer> indexes = new ArrayList<>();
         for (int i = 0; i < requests.size(); i++) {
             Request r = requests.get(i);
             Optional<WorkflowService.Pinned> pinned = pinnedByWorkflow.computeIfAbsent(r.tenant() + '\u001f' + r.workflow(),
@@ -108,40 +112,48 @@ public class RunStarter {
             if (pinned.isEmpty()) {
                 results[i] = new Result(null, new NotFoundException("Workflow", r.workflow()));
             } else {
-                fresh.add(first(i, r, pinned.get(), now));
+                fresh.add(prepare(r, pinned.get(), now));
+                indexes.add(i);
             }
         }
-        Set<UUID> inserted = insert(fresh, now);
+        Set<UUID> inserted = rows.insert(fresh.stream().map(Prepared::row).toList(), now);
         Map<UUID, List<Transition>> history = new LinkedHashMap<>();
         List<NewQueueItem> items = new ArrayList<>();
-        for (Fresh f : fresh) {
-            Request r = f.request();
-            if (!inserted.contains(f.runId())) {
-                results[f.index()] = repeat(r);
+        for (int f = 0; f < fresh.size(); f++) {
+            Prepared start = fresh.get(f);
+            if (!inserted.contains(start.row().runId())) {
+                results[indexes.get(f)] = repeat(start.request());
                 continue;
             }
-            List<Transition> transitions = new ArrayList<>();
-            transitions.add(new Transition(1, null, null, RunStatus.RUNNING.name(), "started on revision " + f.pinned().revision()));
-            transitions.addAll(f.first().transitions());
-            history.put(f.runId(), transitions);
-            items.addAll(outbox.items(f.runId(), r.tenant(), r.request().tier(), f.first().effects()));
-            // The answer is what was just inserted: no need to read the row back.
-            Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
-            f.nodes().forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
-            results[f.index()] = new Result(new Started(true, new RunView(f.runId(), r.workflow(), f.pinned().revision(),
-                    f.first().status().name(), r.request().tier(), r.request().idempotencyKey(), r.request().correlationKey(),
-                    nodes, r.request().input(), f.first().output(), 0, now, now)), null);
+            history.put(start.row().runId(), start.transitions());
+            items.addAll(start.items());
+            results[indexes.get(f)] = new Result(new Started(true, start.answer()), null);
         }
         this.history.append(history, now);
         outbox.dispatch(items, localSteps, now); // eager: the first steps this pod can run, leased to it
         return List.of(results);
     }
 
-    /** A start decided but not yet written: the run's first tick already applied. */
-    private record Fresh(int index, Request request, UUID runId, WorkflowService.Pinned pinned, TickResult first, Map<String, NodeState> nodes) {
+    /**
+     * A start decided but not yet written: its run row with the first tick applied, that tick's history and queue
+     * items, and the answer to give once it is written. Pure work on the request and the pinned revision, so a caller
+     * can do it before the start joins a group ({@link StartBatcher}).
+     */
+    public record Prepared(Request request, Instant at, RunRows.NewRun row, List<Transition> transitions,
+                           List<NewQueueItem> items, RunView answer) {
     }
 
-    private Fresh first(int index, Request r, WorkflowService.Pinned pinned, Instant now) {
+    /**
+     * {@link #prepare}d on the revision this JVM last read as the workflow's current one; null when it has read none
+     * (the transactional way, {@link #startAll}, reads it). Reads nothing from the database.
+     */
+    public Prepared prepareOnLastSeen(Request r) {
+        return workflows.lastSeenCurrent(r.tenant(), r.workflow())
+                .map(pinned -> prepare(r, pinned, clock.instant().truncatedTo(ChronoUnit.MICROS)))
+                .orElse(null);
+    }
+
+    Prepared prepare(Request r, WorkflowService.Pinned pinned, Instant now) {
         UUID runId = RunIds.next(now);
         Map<String, NodeState> pending = new LinkedHashMap<>();
         pinned.definition().nodes().forEach(n -> pending.put(n.id(), NodeState.pending()));
@@ -150,21 +162,87 @@ public class RunStarter {
         TickResult first = Tick.tick(fresh, List.of(), now);
         Map<String, NodeState> ordered = new LinkedHashMap<>();
         pinned.definition().nodes().forEach(n -> ordered.put(n.id(), first.nodes().get(n.id())));
-        return new Fresh(index, r, runId, pinned, first, ordered);
+        StartRequest request = r.request();
+        RunRows.NewRun row = new RunRows.NewRun(runId, r.tenant(), r.workflow(), pinned.revision(),
+                first.status().name(), request.tier(), codec.write(ordered), first.lastSeq(),
+                RunCommitter.checksum(request.tier(), first), json.write(request.input()), json.write(first.output()),
+                request.idempotencyKey(), request.correlationKey(),
+                request.idempotencyKey() == null ? null : request.fingerprint());
+        List<Transition> transitions = new ArrayList<>();
+        transitions.add(new Transition(1, null, null, RunStatus.RUNNING.name(), "started on revision " + pinned.revision()));
+        transitions.addAll(first.transitions());
+        // The answer is what is inserted: no need to read the row back.
+        Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
+        ordered.forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
+        RunView answer = new RunView(runId, r.workflow(), pinned.revision(), first.status().name(), request.tier(),
+                request.idempotencyKey(), request.correlationKey(), nodes, request.input(), first.output(), 0, now, now);
+        return new Prepared(r, now, row, transitions, outbox.items(runId, r.tenant(), request.tier(), first.effects()), answer);
     }
 
-    /** The runs' rows, inserted by {@link RunRows#insert} in one batch; returns those inserted (a taken key is not). */
-    private Set<UUID> insert(List<Fresh> fresh, Instant now) {
-        List<RunRows.NewRun> runs = new ArrayList<>(fresh.size());
-        for (Fresh f : fresh) {
-            StartRequest request = f.request().request();
-            runs.add(new RunRows.NewRun(f.runId(), f.request().tenant(), f.request().workflow(), f.pinned().revision(),
-                    f.first().status().name(), request.tier(), codec.write(f.nodes()), f.first().lastSeq(),
-                    RunCommitter.checksum(request.tier(), f.first()), json.write(request.input()), json.write(f.first().output()),
-                    request.idempotencyKey(), request.correlationKey(),
-                    request.idempotencyKey() == null ? null : request.fingerprint()));
+    /**
+     * Writes prepared starts in one statement that commits by itself ({@link RunRows#start}); must not be called in a
+     * transaction. The answer holds, in the order of {@code starts}, each written start's result, or null for one not
+     * written because its idempotency key was taken or its revision is no longer current: {@link #startAll} tells
+     * which. The steps this pod can run now are leased to it in that statement and handed to its worker once it has
+     * committed, as {@link RunOutbox#dispatch} does in a transaction.
+     */
+    public Result[] startPrepared(List<Prepared> starts) {
+        Instant now = clock.instant();
+        List<NewQueueItem> all = new ArrayList<>();
+        starts.forEach(s -> all.addAll(s.items()));
+        LocalSteps.Reservation reserved = localSteps.reserveFor(all, now);
+        Set<NewQueueItem> eager = Collections.newSetFromMap(new IdentityHashMap<>());
+        if (reserved.slots() > 0) {
+            eager.addAll(reserved.split(all, now).get(0));
         }
-        return rows.insert(runs, now);
+        Instant expires = now.plus(reserved.lease());
+        List<RunRows.NewStart> writes = new ArrayList<>(starts.size());
+        for (Prepared start : starts) {
+            List<NewQueueItem> queued = new ArrayList<>();
+            List<RunRows.Leased> leased = new ArrayList<>();
+            for (NewQueueItem item : start.items()) {
+                if (eager.contains(item)) {
+                    leased.add(new RunRows.Leased(item, UUID.randomUUID(), reserved.owner(), expires));
+                } else {
+                    queued.add(item);
+                }
+            }
+            writes.add(new RunRows.NewStart(start.row(), start.at(), start.transitions(), queued, leased));
+        }
+        RunRows.StartsWritten written;
+        try {
+            written = rows.start(writes, now);
+        } catch (RuntimeException failed) {
+            if (reserved.slots() > 0) {
+                localSteps.handOver(reserved, List.of());
+            }
+            throw failed;
+        }
+        Result[] results = new Result[starts.size()];
+        List<QueueItem> handed = new ArrayList<>();
+        List<NewQueueItem> toWake = new ArrayList<>();
+        for (int i = 0; i < starts.size(); i++) {
+            if (!written.runs().contains(starts.get(i).row().runId())) {
+                continue;
+            }
+            results[i] = new Result(new Started(true, starts.get(i).answer()), null);
+            RunRows.NewStart write = writes.get(i);
+            toWake.addAll(write.queued());
+            for (RunRows.Leased l : write.leased()) {
+                Long id = written.leasedIds().get(l.item().taskKey());
+                if (id != null) {
+                    NewQueueItem item = l.item();
+                    handed.add(new QueueItem(id, item.kind(), item.tenant(), item.tier(), item.runId(), item.nodeId(),
+                            item.attempt(), item.handler(), item.pool(), item.payload(), item.requeueCount(), l.token(),
+                            l.expires(), 1));
+                }
+            }
+        }
+        if (reserved.slots() > 0) {
+            localSteps.handOver(reserved, handed);
+        }
+        outbox.wakeNow(toWake, now);
+        return results;
     }
 
     /** A start whose idempotency key was taken: the run it names, or a refusal when the request differs. */

@@ -44,6 +44,11 @@ public class WorkflowService {
     @Inject Clock clock;
     /** Revisions are immutable, so a cache never goes stale. */
     private final Map<WorkflowRevisionEntity.Key, WorkflowDefinition> revisions = new ConcurrentHashMap<>();
+    /**
+     * The current revision of each workflow as this JVM last read it: a guess, never an answer. Another pod may have
+     * put a new revision since; whoever acts on it checks it against the database in the statement that acts.
+     */
+    private final Map<String, Pinned> lastSeenCurrent = new ConcurrentHashMap<>();
 
     public record PutResult(boolean created, StoredWorkflow workflow) {
     }
@@ -204,7 +209,26 @@ public class WorkflowService {
                 }
             }
         });
-        return revision == null ? Optional.empty() : Optional.of(new Pinned(revision, revision(tenant, name, revision)));
+        if (revision == null) {
+            lastSeenCurrent.remove(currentKey(tenant, name));
+            return Optional.empty();
+        }
+        Pinned pinned = new Pinned(revision, revision(tenant, name, revision));
+        lastSeenCurrent.put(currentKey(tenant, name), pinned);
+        return Optional.of(pinned);
+    }
+
+    /**
+     * The current revision as {@link #currentIfAny} last read it in this JVM, without asking the database: empty when
+     * it has not read it. Possibly stale, so only for a caller that checks it where it writes (a start group's
+     * statement inserts a run only while its pinned revision is still the current one, see {@code RunRows}).
+     */
+    public Optional<Pinned> lastSeenCurrent(String tenant, String name) {
+        return Optional.ofNullable(lastSeenCurrent.get(currentKey(tenant, name)));
+    }
+
+    private static String currentKey(String tenant, String name) {
+        return tenant + '\u001f' + name;
     }
 
     /** A pinned revision, parsed once per JVM. */

@@ -40,6 +40,14 @@ class DatabaseOutageTest {
         assertEquals(DatabaseOutage.Applied.MAYBE, DatabaseOutage.of(new RuntimeException("undeclared", commit)));
     }
 
+    /** A group of starts is one self-committing statement: a connection lost while it ran may have committed it. */
+    @Test
+    void aSelfCommittingStatementCutByTheConnectionMayHaveBeenApplied() {
+        SQLException cut = new SQLException("An I/O error occurred while sending to the backend", "08006");
+        assertEquals(DatabaseOutage.Applied.MAYBE, DatabaseOutage.of(
+                new jakarta.persistence.PersistenceException("a group of starts could not be written", new StatementCommitUncertain(cut))));
+    }
+
     @Test
     void otherFailuresAreNotOutages() {
         assertNull(DatabaseOutage.of(new IllegalStateException("a bug")));
