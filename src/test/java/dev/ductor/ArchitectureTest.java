@@ -76,13 +76,10 @@ class ArchitectureTest {
             Map.entry("eec_event", "dev.ductor.aggregate.rule"));
 
     /**
-     * The statements that need another owner's table: the pooled claim locks and counts pools in its own snapshot
-     * (queue/fairness.md, "Who touches what"); a group of API starts writes its runs, their history and their first
-     * queue items in one self-committing statement, each run only while its pinned revision is current
-     * ({@code RunRows.START}: one round trip a group, measured under chain3).
+     * The one statement that needs another owner's table: the pooled claim locks and counts pools in its own snapshot
+     * (queue/fairness.md, "Who touches what").
      */
-    static final Set<String> EXCEPTIONS = Set.of("dev.ductor.queue.TaskClaim eec_pool",
-            "dev.ductor.run.RunRows eec_queue_item", "dev.ductor.run.RunRows eec_workflow_definition");
+    static final Set<String> EXCEPTIONS = Set.of("dev.ductor.queue.TaskClaim eec_pool");
 
     static final Pattern TABLE = Pattern.compile("\\beec_[a-z_]+\\b");
     static final Pattern STARTS_A_WRITE = Pattern.compile("(?is)^\\s*(insert|update|delete|merge|truncate|upsert)\\b.*");

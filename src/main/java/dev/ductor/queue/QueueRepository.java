@@ -227,6 +227,65 @@ public class QueueRepository {
         return "NOT EXISTS (SELECT 1 FROM eec_queue_item q WHERE q.run_id = " + runId + ")";
     }
 
+    /** A task inserted already leased to {@code owner} until {@code expires} under {@code token} (eager dispatch). */
+    public record LeasedItem(NewQueueItem item, UUID token, String owner, Instant expires) {
+    }
+
+    /**
+     * The INSERT of queue items from bound arrays, for a statement of another owner that writes them with its own rows
+     * in one round trip (a group of API starts: {@code RunRows.START}). It inserts only the items of runs that
+     * {@code runsWritten} (a CTE of that statement with a {@code run_id} column) returned, skips a key already queued
+     * as {@link #enqueue} does, and returns {@code id, task_key, lease_token} of what it inserted. Its parameters are
+     * bound by {@link #bindItemArrays}.
+     */
+    public static String insertItemsFromArrays(String runsWritten) {
+        return """
+                INSERT INTO eec_queue_item (kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key, payload,
+                                            requeue_count, available_at, created_at, lease_token, lease_owner, deliveries)
+                SELECT q.kind, q.tenant, q.tier, q.run_id, q.node_id, q.attempt, q.handler, q.pool, q.task_key,
+                       CAST(q.payload AS jsonb), q.requeue_count, q.available_at, q.created_at, q.lease_token,
+                       q.lease_owner, q.deliveries
+                  FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS uuid[]),
+                              CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS text[]), CAST(? AS text[]),
+                              CAST(? AS text[]), CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS timestamptz[]),
+                              CAST(? AS timestamptz[]), CAST(? AS uuid[]), CAST(? AS text[]), CAST(? AS integer[]))
+                       AS q(kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key, payload, requeue_count,
+                            available_at, created_at, lease_token, lease_owner, deliveries)
+                 WHERE q.run_id IN (SELECT run_id FROM %s)
+                ON CONFLICT (task_key) WHERE task_key IS NOT NULL DO NOTHING
+                RETURNING id, task_key, lease_token""".formatted(runsWritten);
+    }
+
+    /**
+     * Binds {@link #insertItemsFromArrays}'s parameters from {@code after + 1} on: {@code queued} unleased, due at their
+     * own time, and {@code leased} as {@link #enqueueLeased} inserts them; all queued at {@code now}. Returns the index
+     * of the last parameter bound.
+     */
+    public static int bindItemArrays(PreparedStatement statement, int after, List<NewQueueItem> queued,
+                                     List<LeasedItem> leased, Instant now) throws java.sql.SQLException {
+        int n = queued.size() + leased.size();
+        Object[][] columns = new Object[16][n];
+        String queuedAt = SqlTimestamps.text(now);
+        for (int i = 0; i < n; i++) {
+            LeasedItem lease = i < queued.size() ? null : leased.get(i - queued.size());
+            NewQueueItem item = lease == null ? queued.get(i) : lease.item();
+            Object[] row = {item.kind().name(), item.tenant(), item.tier(), item.runId(), item.nodeId(), item.attempt(),
+                    item.handler(), item.pool(), item.taskKey(), item.payload(), item.requeueCount(),
+                    SqlTimestamps.text(lease == null ? item.availableAt() : lease.expires()), queuedAt,
+                    lease == null ? null : lease.token(), lease == null ? null : lease.owner(), lease == null ? 0 : 1};
+            for (int c = 0; c < row.length; c++) {
+                columns[c][i] = row[c];
+            }
+        }
+        String[] types = {"text", "text", "text", "uuid", "text", "integer", "text", "text", "text", "text", "integer",
+                "text", "text", "uuid", "text", "integer"};
+        java.sql.Connection connection = statement.getConnection();
+        for (int c = 0; c < types.length; c++) {
+            statement.setArray(after + 1 + c, connection.createArrayOf(types[c], columns[c]));
+        }
+        return after + types.length;
+    }
+
     /** A finished run's leftover tasks and timers can never matter again. */
     public int deleteForRun(UUID runId) {
         return em.createNativeQuery("DELETE FROM eec_queue_item WHERE run_id = ?1 AND kind <> 'WAKEUP'")

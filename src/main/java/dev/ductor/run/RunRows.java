@@ -5,7 +5,9 @@ import dev.ductor.database.DatabaseOutage;
 import dev.ductor.database.MultiRowInsert;
 import dev.ductor.database.StatementCommitUncertain;
 import dev.ductor.queue.NewQueueItem;
+import dev.ductor.queue.QueueRepository;
 import dev.ductor.run.core.Transition;
+import dev.ductor.workflow.WorkflowService;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -105,14 +107,10 @@ public class RunRows {
 
     /**
      * A start whose rows {@link #start} writes: its run row (at version 0), its first transitions, the queue items of
-     * its first tick, and of those the steps leased to this pod (each with its lease token) for it to run at once.
+     * its first tick, and of those the steps leased to this pod for it to run at once.
      */
     public record NewStart(NewRun run, Instant createdAt, List<Transition> transitions, List<NewQueueItem> queued,
-                           List<Leased> leased) {
-    }
-
-    /** A queue item inserted already leased to {@code owner} until {@code expires} under {@code token}. */
-    public record Leased(NewQueueItem item, UUID token, String owner, Instant expires) {
+                           List<QueueRepository.LeasedItem> leased) {
     }
 
     /** What {@link #start} wrote: the runs inserted, and the ids of their leased items by task key. */
@@ -124,13 +122,11 @@ public class RunRows {
     // trips of the transactional start (the revision's SELECT, three INSERTs, the COMMIT) and the JTA and Hibernate
     // work around them held the one start committer for 2.9 ms a group of two.
     // - A run is inserted only while the revision its first tick was computed on is still the workflow's current one
-    //   (the caller's guess, checked here in the same snapshot the insert sees), and only if its idempotency key is
-    //   free: ON CONFLICT DO NOTHING, the unique index deciding, as in INSERT. Rows go in in the group's order, so of
-    //   two starts with one key in one group the first wins.
-    // - History and queue rows are written only for runs the first CTE returned, so a start not inserted left nothing.
-    // - The one statement outside this package's tables: the queue's rows (dev.ductor.queue owns the table, its
-    //   columns are QueueRepository's leased INSERT's) and the definition's revision (a read); ArchitectureTest lists
-    //   both as exceptions.
+    //   (the caller's guess, checked in the snapshot the insert sees), and only if its idempotency key is free: ON
+    //   CONFLICT DO NOTHING, the unique index deciding, as in INSERT. Rows go in in the group's order, so of two starts
+    //   with one key in one group the first wins.
+    // - History and queue rows are written only for runs the first part returned: a start not inserted leaves nothing.
+    // - The revision's predicate and the queue's INSERT are their owners' SQL (WorkflowService, QueueRepository).
     static final String START = """
             WITH started AS (
                 INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
@@ -145,8 +141,7 @@ public class RunRows {
                               CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS text[])) WITH ORDINALITY
                        AS r(run_id, tenant, workflow_name, revision, status, tier, node_states, last_seq, checksum, input,
                             output, idempotency_key, correlation_key, created_at, fingerprint, ord)
-                 WHERE r.revision = (SELECT d.revision FROM eec_workflow_definition d
-                                      WHERE d.tenant = r.tenant AND d.name = r.workflow_name)
+                 WHERE %s
                  ORDER BY r.ord
                 ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
                 RETURNING run_id),
@@ -157,24 +152,12 @@ public class RunRows {
                               CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]))
                        AS t(run_id, seq, at, node_id, from_state, to_state, cause)
                  WHERE t.run_id IN (SELECT run_id FROM started)),
-            queued AS (
-                INSERT INTO eec_queue_item (kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key, payload,
-                                            requeue_count, available_at, created_at, lease_token, lease_owner, deliveries)
-                SELECT q.kind, q.tenant, q.tier, q.run_id, q.node_id, q.attempt, q.handler, q.pool, q.task_key,
-                       CAST(q.payload AS jsonb), q.requeue_count, q.available_at, q.created_at, q.lease_token,
-                       q.lease_owner, q.deliveries
-                  FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS uuid[]),
-                              CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS text[]), CAST(? AS text[]),
-                              CAST(? AS text[]), CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS timestamptz[]),
-                              CAST(? AS timestamptz[]), CAST(? AS uuid[]), CAST(? AS text[]), CAST(? AS integer[]))
-                       AS q(kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key, payload, requeue_count,
-                            available_at, created_at, lease_token, lease_owner, deliveries)
-                 WHERE q.run_id IN (SELECT run_id FROM started)
-                ON CONFLICT (task_key) WHERE task_key IS NOT NULL DO NOTHING
-                RETURNING id, task_key, lease_token)
+            queued AS (%s)
             SELECT run_id, CAST(NULL AS bigint), CAST(NULL AS text) FROM started
             UNION ALL
-            SELECT CAST(NULL AS uuid), id, task_key FROM queued WHERE lease_token IS NOT NULL""";
+            SELECT CAST(NULL AS uuid), id, task_key FROM queued WHERE lease_token IS NOT NULL""".formatted(
+            WorkflowService.isCurrentRevision("r.tenant", "r.workflow_name", "r.revision"),
+            QueueRepository.insertItemsFromArrays("started"));
 
     @Inject EntityManager em;
     @Inject AgroalDataSource dataSource;
@@ -189,7 +172,6 @@ public class RunRows {
      */
     public StartsWritten start(List<NewStart> starts, Instant now) {
         int runs = starts.size();
-        String queuedAt = SqlTimestamps.text(now);
         UUID[] runIds = new UUID[runs];
         String[] tenants = new String[runs], workflows = new String[runs], statuses = new String[runs],
                 tiers = new String[runs], nodeStates = new String[runs], checksums = new String[runs],
@@ -198,7 +180,8 @@ public class RunRows {
         Integer[] revisions = new Integer[runs];
         Long[] lastSeqs = new Long[runs];
         List<Object[]> history = new ArrayList<>();
-        List<Object[]> items = new ArrayList<>();
+        List<NewQueueItem> queued = new ArrayList<>();
+        List<QueueRepository.LeasedItem> leased = new ArrayList<>();
         for (int i = 0; i < runs; i++) {
             NewStart start = starts.get(i);
             NewRun run = start.run();
@@ -220,13 +203,8 @@ public class RunRows {
             for (Transition t : start.transitions()) {
                 history.add(new Object[] {run.runId(), t.seq(), createdAt[i], t.node(), t.from(), t.to(), t.cause()});
             }
-            for (NewQueueItem item : start.queued()) {
-                items.add(item(item, SqlTimestamps.text(item.availableAt()), queuedAt, null, null, 0));
-            }
-            for (Leased leased : start.leased()) {
-                items.add(item(leased.item(), SqlTimestamps.text(leased.expires()), queuedAt, leased.token(),
-                        leased.owner(), 1));
-            }
+            queued.addAll(start.queued());
+            leased.addAll(start.leased());
         }
         try (Connection connection = dataSource.getConnection()) {
             try (PreparedStatement insert = connection.prepareStatement(START)) {
@@ -250,11 +228,7 @@ public class RunRows {
                 for (int c = 0; c < historyTypes.length; c++) {
                     insert.setArray(++p, connection.createArrayOf(historyTypes[c], column(history, c)));
                 }
-                String[] itemTypes = {"text", "text", "text", "uuid", "text", "integer", "text", "text", "text", "text",
-                        "integer", "text", "text", "uuid", "text", "integer"};
-                for (int c = 0; c < itemTypes.length; c++) {
-                    insert.setArray(++p, connection.createArrayOf(itemTypes[c], column(items, c)));
-                }
+                QueueRepository.bindItemArrays(insert, p, queued, leased, now);
                 Set<UUID> inserted = new HashSet<>();
                 Map<String, Long> leasedIds = new HashMap<>();
                 try (ResultSet rs = executeCommitting(insert)) {
@@ -272,14 +246,6 @@ public class RunRows {
         } catch (SQLException failed) {
             throw new PersistenceException("a group of starts could not be written", failed);
         }
-    }
-
-    /** A queue item's row for {@link #START}, in the order of its {@code q} columns. */
-    private static Object[] item(NewQueueItem item, String availableAt, String createdAt, UUID token, String owner,
-                                 int deliveries) {
-        return new Object[] {item.kind().name(), item.tenant(), item.tier(), item.runId(), item.nodeId(), item.attempt(),
-                item.handler(), item.pool(), item.taskKey(), item.payload(), item.requeueCount(), availableAt, createdAt,
-                token, owner, deliveries};
     }
 
     private static Object[] column(List<Object[]> rows, int c) {

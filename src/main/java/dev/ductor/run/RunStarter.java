@@ -15,6 +15,7 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
+import dev.ductor.queue.QueueRepository;
 import jakarta.transaction.Transactional;
 
 import java.time.Clock;
@@ -199,10 +200,10 @@ public class RunStarter {
         List<RunRows.NewStart> writes = new ArrayList<>(starts.size());
         for (Prepared start : starts) {
             List<NewQueueItem> queued = new ArrayList<>();
-            List<RunRows.Leased> leased = new ArrayList<>();
+            List<QueueRepository.LeasedItem> leased = new ArrayList<>();
             for (NewQueueItem item : start.items()) {
                 if (eager.contains(item)) {
-                    leased.add(new RunRows.Leased(item, UUID.randomUUID(), reserved.owner(), expires));
+                    leased.add(new QueueRepository.LeasedItem(item, UUID.randomUUID(), reserved.owner(), expires));
                 } else {
                     queued.add(item);
                 }
@@ -228,7 +229,7 @@ public class RunStarter {
             results[i] = new Result(new Started(true, starts.get(i).answer()), null);
             RunRows.NewStart write = writes.get(i);
             toWake.addAll(write.queued());
-            for (RunRows.Leased l : write.leased()) {
+            for (QueueRepository.LeasedItem l : write.leased()) {
                 Long id = written.leasedIds().get(l.item().taskKey());
                 if (id != null) {
                     NewQueueItem item = l.item();

@@ -128,6 +128,16 @@ public class WorkflowService {
                 .formatted(run, node);
     }
 
+    /**
+     * The predicate "revision {@code revision} is the current one of workflow {@code name} of {@code tenant}", for a
+     * statement of another owner that must decide it in SQL, in its own snapshot (a group of API starts inserts a run
+     * only while the revision it was prepared on is still current: {@code RunRows.START}).
+     */
+    public static String isCurrentRevision(String tenant, String name, String revision) {
+        return "EXISTS (SELECT 1 FROM eec_workflow_definition d WHERE d.tenant = %s AND d.name = %s AND d.revision = %s)"
+                .formatted(tenant, name, revision);
+    }
+
     /** Whether the tenant has a workflow of this name (without reading its definition). */
     @Transactional
     public boolean exists(String tenant, String name) {
