@@ -26,7 +26,8 @@ started over HTTP by a closed loop, completion read from the database. Each side
 measured in alternating rounds (ref-Ductor, Ductor-ref, ...), the side not measured paused with SIGSTOP. A shared
 host's speed drifts by up to 1.7 times within minutes, so one phase of each decided the ratio by the order they ran
 in; the median round's ratio does not depend on it. ratio_rounds lists every round's, ratio_min/ratio_max their
-spread, cpu_ratio_by_driver Ductor's CPU a run over the reference's, each divided by the driver's CPU in its phase.
+spread, *_p99_ms_rounds each round's p99, cpu_ratio_by_driver Ductor's CPU a run over the reference's, each
+divided by the driver's CPU in its phase.
 
 options:
   --pods N   Ductor JVMs (1..9) on the one database, each on its own port; the first migrates; starts are spread
@@ -234,6 +235,7 @@ aggregate() {
         fig[${pre}rss_mb]=$(round_values "$side" rss_mb | max)
         fig[${cpu_pre}max_ms]=$(round_values "$side" max_ms | max)
         fig[${cpu_pre}runs_per_s_rounds]=$(round_values "$side" runs_per_s | paste -sd,)
+        fig[${cpu_pre}p99_ms_rounds]=$(round_values "$side" p99_ms | paste -sd,) # the tail moves more than the median
         fig[${cpu_pre}completed]=$(round_values "$side" completed | sum | cut -d. -f1)
         fig[${cpu_pre}failed]=$(round_values "$side" failed | sum | cut -d. -f1)
         for key in measured_s jit_cpu_s driver_cpu_s host_busy_cpu_s host_steal_cpu_s pg_cpu_s; do
