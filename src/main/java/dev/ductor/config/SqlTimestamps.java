@@ -40,8 +40,7 @@ public final class SqlTimestamps {
      * chain3 for the few statements a step writes; it sends text as well, so PostgreSQL's work is the same.
      */
     public static void bind(PreparedStatement statement, int index, Instant at) throws SQLException {
-        Instant micros = at.plusNanos(500).truncatedTo(ChronoUnit.MICROS); // rounded, as pgjdbc and PostgreSQL do
-        LocalDateTime t = LocalDateTime.ofEpochSecond(micros.getEpochSecond(), micros.getNano(), ZoneOffset.UTC);
+        LocalDateTime t = utcMicros(at);
         if (t.getYear() < 1 || t.getYear() > 9999) {
             statement.setObject(index, at.atOffset(ZoneOffset.UTC)); // outside the plain four-digit form: let pgjdbc
             return;
@@ -54,9 +53,14 @@ public final class SqlTimestamps {
      * 8601 outside the plain four-digit years.
      */
     public static String text(Instant at) {
-        Instant micros = at.plusNanos(500).truncatedTo(ChronoUnit.MICROS);
-        LocalDateTime t = LocalDateTime.ofEpochSecond(micros.getEpochSecond(), micros.getNano(), ZoneOffset.UTC);
+        LocalDateTime t = utcMicros(at);
         return t.getYear() < 1 || t.getYear() > 9999 ? at.toString() : text(t);
+    }
+
+    /** {@code at} in UTC, rounded to microseconds as pgjdbc and PostgreSQL do. */
+    private static LocalDateTime utcMicros(Instant at) {
+        Instant micros = at.plusNanos(500).truncatedTo(ChronoUnit.MICROS);
+        return LocalDateTime.ofEpochSecond(micros.getEpochSecond(), micros.getNano(), ZoneOffset.UTC);
     }
 
     /**

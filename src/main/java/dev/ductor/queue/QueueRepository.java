@@ -70,29 +70,48 @@ public class QueueRepository {
             ON CONFLICT (task_key) WHERE task_key IS NOT NULL DO NOTHING
             RETURNING id, task_key""");
 
-    /**
-     * Inserts tasks already leased to {@code owner}, as if claimed the moment they were queued: the pod that
-     * dispatched them runs them itself, without a claim (see fairness.md, "Eager dispatch"). One multi-row INSERT
-     * (its ids are needed back, see {@link MultiRowInsert}); a task whose key is already queued is skipped and not returned.
-     */
+    /** A task inserted already leased to {@code owner} until {@code expires} under {@code token} (eager dispatch). */
+    public record LeasedItem(NewQueueItem item, UUID token, String owner, Instant expires) {
+
+        /** The tasks, each under a fresh lease token. */
+        public static List<LeasedItem> of(List<NewQueueItem> tasks, String owner, Instant expires) {
+            List<LeasedItem> leased = new ArrayList<>(tasks.size());
+            tasks.forEach(task -> leased.add(new LeasedItem(task, UUID.randomUUID(), owner, expires)));
+            return leased;
+        }
+
+        /** The task as a claim would have returned it, once inserted under {@code id}. */
+        public QueueItem inserted(long id) {
+            return new QueueItem(id, item.kind(), item.tenant(), item.tier(), item.runId(), item.nodeId(), item.attempt(),
+                    item.handler(), item.pool(), item.payload(), item.requeueCount(), token, expires, 1);
+        }
+    }
+
+    /** {@link #enqueueLeased(List, Instant)}, each task under a fresh token, its lease ending {@code lease} from now. */
     public List<QueueItem> enqueueLeased(List<NewQueueItem> tasks, String owner, Duration lease, Instant now) {
+        return enqueueLeased(LeasedItem.of(tasks, owner, now.plus(lease)), now);
+    }
+
+    /**
+     * Inserts tasks already leased, as if claimed the moment they were queued: the pod that dispatched them runs them
+     * itself, without a claim (see fairness.md, "Eager dispatch"). One multi-row INSERT (its ids are needed back, see
+     * {@link MultiRowInsert}); a task whose key is already queued is skipped and not returned.
+     */
+    public List<QueueItem> enqueueLeased(List<LeasedItem> tasks, Instant now) {
         if (tasks.isEmpty()) {
             return List.of();
         }
         em.flush();
         return em.unwrap(Session.class).doReturningWork(connection -> {
-            Instant expires = now.plus(lease);
-            List<UUID> tokens = new ArrayList<>(tasks.size());
             try (PreparedStatement insert = connection.prepareStatement(ENQUEUE_LEASED.sql(tasks.size()))) {
                 for (int i = 0; i < tasks.size(); i++) {
-                    UUID token = UUID.randomUUID();
-                    tokens.add(token);
+                    LeasedItem task = tasks.get(i);
                     int p = ENQUEUE_LEASED.offset(i);
-                    bindItem(insert, p, tasks.get(i));
-                    SqlTimestamps.bind(insert, p + 12, expires);
+                    bindItem(insert, p, task.item());
+                    SqlTimestamps.bind(insert, p + 12, task.expires());
                     SqlTimestamps.bind(insert, p + 13, now);
-                    insert.setObject(p + 14, token);
-                    insert.setString(p + 15, owner);
+                    insert.setObject(p + 14, task.token());
+                    insert.setString(p + 15, task.owner());
                 }
                 java.util.Map<String, Long> ids = new java.util.HashMap<>();
                 try (ResultSet keys = insert.executeQuery()) {
@@ -101,13 +120,10 @@ public class QueueRepository {
                     }
                 }
                 List<QueueItem> leased = new ArrayList<>(ids.size());
-                for (int i = 0; i < tasks.size(); i++) {
-                    NewQueueItem item = tasks.get(i);
-                    Long id = ids.get(item.taskKey());
+                for (LeasedItem task : tasks) {
+                    Long id = ids.get(task.item().taskKey());
                     if (id != null) {
-                        leased.add(new QueueItem(id, item.kind(), item.tenant(), item.tier(), item.runId(), item.nodeId(),
-                                item.attempt(), item.handler(), item.pool(), item.payload(), item.requeueCount(),
-                                tokens.get(i), expires, 1));
+                        leased.add(task.inserted(id));
                     }
                 }
                 return leased;
@@ -225,10 +241,6 @@ public class QueueRepository {
      */
     public static String nothingQueuedFor(String runId) {
         return "NOT EXISTS (SELECT 1 FROM eec_queue_item q WHERE q.run_id = " + runId + ")";
-    }
-
-    /** A task inserted already leased to {@code owner} until {@code expires} under {@code token} (eager dispatch). */
-    public record LeasedItem(NewQueueItem item, UUID token, String owner, Instant expires) {
     }
 
     /**

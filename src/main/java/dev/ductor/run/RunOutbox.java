@@ -55,6 +55,35 @@ public class RunOutbox {
     }
 
     /**
+     * A commit's items split for eager dispatch: those leased to this pod, on slots reserved for exactly them, and
+     * the rest, queued for any pod.
+     */
+    public record Dispatch(LocalSteps.Reservation reserved, List<QueueRepository.LeasedItem> leased,
+                           List<NewQueueItem> queued) {
+    }
+
+    /**
+     * Reserves slots of {@code local} for the steps among {@code items} this pod can run now, and splits the items
+     * accordingly; whoever writes them hands them over with {@link #handOver} once the write has ended.
+     */
+    public Dispatch split(List<NewQueueItem> items, LocalSteps local, Instant now) {
+        LocalSteps.Reservation reserved = local.reserveFor(items, now);
+        if (reserved.slots() == 0) {
+            return new Dispatch(reserved, List.of(), items);
+        }
+        List<List<NewQueueItem>> split = reserved.split(items, now);
+        return new Dispatch(reserved,
+                QueueRepository.LeasedItem.of(split.get(0), reserved.owner(), now.plus(reserved.lease())), split.get(1));
+    }
+
+    /** Runs on this pod the leased items that were written ({@code inserted}; none if the write failed), frees the rest. */
+    public void handOver(Dispatch dispatch, LocalSteps local, List<QueueItem> inserted) {
+        if (dispatch.reserved().slots() > 0) {
+            local.handOver(dispatch.reserved(), inserted);
+        }
+    }
+
+    /**
      * Writes the rows as {@link #write} does, except the steps this pod can run now on slots {@code local} has free:
      * those are leased to it in the same transaction (eager dispatch: a run's first step, a chain's next step, runs
      * here without a claim), and handed to {@code local} once the transaction has ended, to run if it committed, their
@@ -62,15 +91,14 @@ public class RunOutbox {
      * Returns what it leased.
      */
     public List<QueueItem> dispatch(List<NewQueueItem> items, LocalSteps local, Instant now) {
-        LocalSteps.Reservation reserved = local.reserveFor(items, now);
-        if (reserved.slots() == 0) {
+        Dispatch dispatch = split(items, local, now);
+        if (dispatch.reserved().slots() == 0) {
             write(items, now);
             return List.of();
         }
-        List<List<NewQueueItem>> split = reserved.split(items, now);
         List<QueueItem> leased;
         try {
-            leased = queue.enqueueLeased(split.get(0), reserved.owner(), reserved.lease(), now);
+            leased = queue.enqueueLeased(dispatch.leased(), now);
             transactions.registerInterposedSynchronization(new Synchronization() {
                 @Override
                 public void beforeCompletion() {
@@ -78,14 +106,14 @@ public class RunOutbox {
 
                 @Override
                 public void afterCompletion(int status) {
-                    local.handOver(reserved, status == Status.STATUS_COMMITTED ? leased : List.of());
+                    handOver(dispatch, local, status == Status.STATUS_COMMITTED ? leased : List.of());
                 }
             });
         } catch (RuntimeException failed) {
-            local.handOver(reserved, List.of());
+            handOver(dispatch, local, List.of());
             throw failed;
         }
-        write(split.get(1), now);
+        write(dispatch.queued(), now);
         return leased;
     }
 

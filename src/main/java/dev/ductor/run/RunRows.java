@@ -105,12 +105,8 @@ public class RunRows {
             ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
             RETURNING run_id""");
 
-    /**
-     * A start whose rows {@link #start} writes: its run row (at version 0), its first transitions, the queue items of
-     * its first tick, and of those the steps leased to this pod for it to run at once.
-     */
-    public record NewStart(NewRun run, Instant createdAt, List<Transition> transitions, List<NewQueueItem> queued,
-                           List<QueueRepository.LeasedItem> leased) {
+    /** A start whose rows {@link #start} writes: its run row (at version 0) and its first transitions. */
+    public record NewStart(NewRun run, Instant createdAt, List<Transition> transitions) {
     }
 
     /** What {@link #start} wrote: the runs inserted, and the ids of their leased items by task key. */
@@ -168,9 +164,11 @@ public class RunRows {
      * idempotency key is taken or its revision is no longer the current one (the caller then starts it the
      * transactional way, {@code RunStarter#startAll}, which tells which). A failure of the statement after it was sent
      * may have been committed ({@link StatementCommitUncertain}); a failure before it, a refused connection, was not.
-     * The queue items are queued at {@code now}: a leased one's lease ends one lease after it, as a claim's would.
+     * The first queue items of the starts, {@code queued} and {@code leased} (to this pod), are inserted at {@code now}
+     * for the runs inserted only.
      */
-    public StartsWritten start(List<NewStart> starts, Instant now) {
+    public StartsWritten start(List<NewStart> starts, List<NewQueueItem> queued, List<QueueRepository.LeasedItem> leased,
+                               Instant now) {
         int runs = starts.size();
         UUID[] runIds = new UUID[runs];
         String[] tenants = new String[runs], workflows = new String[runs], statuses = new String[runs],
@@ -180,8 +178,6 @@ public class RunRows {
         Integer[] revisions = new Integer[runs];
         Long[] lastSeqs = new Long[runs];
         List<Object[]> history = new ArrayList<>();
-        List<NewQueueItem> queued = new ArrayList<>();
-        List<QueueRepository.LeasedItem> leased = new ArrayList<>();
         for (int i = 0; i < runs; i++) {
             NewStart start = starts.get(i);
             NewRun run = start.run();
@@ -203,8 +199,6 @@ public class RunRows {
             for (Transition t : start.transitions()) {
                 history.add(new Object[] {run.runId(), t.seq(), createdAt[i], t.node(), t.from(), t.to(), t.cause()});
             }
-            queued.addAll(start.queued());
-            leased.addAll(start.leased());
         }
         try (Connection connection = dataSource.getConnection()) {
             try (PreparedStatement insert = connection.prepareStatement(START)) {

@@ -22,8 +22,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.HashMap;
 import java.util.Optional;
 import java.util.Set;
@@ -189,60 +187,35 @@ public class RunStarter {
      */
     public Result[] startPrepared(List<Prepared> starts) {
         Instant now = clock.instant();
-        List<NewQueueItem> all = new ArrayList<>();
-        starts.forEach(s -> all.addAll(s.items()));
-        LocalSteps.Reservation reserved = localSteps.reserveFor(all, now);
-        Set<NewQueueItem> eager = Collections.newSetFromMap(new IdentityHashMap<>());
-        if (reserved.slots() > 0) {
-            eager.addAll(reserved.split(all, now).get(0));
-        }
-        Instant expires = now.plus(reserved.lease());
+        List<NewQueueItem> items = new ArrayList<>();
         List<RunRows.NewStart> writes = new ArrayList<>(starts.size());
         for (Prepared start : starts) {
-            List<NewQueueItem> queued = new ArrayList<>();
-            List<QueueRepository.LeasedItem> leased = new ArrayList<>();
-            for (NewQueueItem item : start.items()) {
-                if (eager.contains(item)) {
-                    leased.add(new QueueRepository.LeasedItem(item, UUID.randomUUID(), reserved.owner(), expires));
-                } else {
-                    queued.add(item);
-                }
-            }
-            writes.add(new RunRows.NewStart(start.row(), start.at(), start.transitions(), queued, leased));
+            items.addAll(start.items());
+            writes.add(new RunRows.NewStart(start.row(), start.at(), start.transitions()));
         }
+        RunOutbox.Dispatch dispatch = outbox.split(items, localSteps, now);
         RunRows.StartsWritten written;
         try {
-            written = rows.start(writes, now);
+            written = rows.start(writes, dispatch.queued(), dispatch.leased(), now);
         } catch (RuntimeException failed) {
-            if (reserved.slots() > 0) {
-                localSteps.handOver(reserved, List.of());
-            }
+            outbox.handOver(dispatch, localSteps, List.of());
             throw failed;
         }
-        Result[] results = new Result[starts.size()];
         List<QueueItem> handed = new ArrayList<>();
-        List<NewQueueItem> toWake = new ArrayList<>();
+        for (QueueRepository.LeasedItem leased : dispatch.leased()) {
+            Long id = written.leasedIds().get(leased.item().taskKey()); // only the inserted runs' items were inserted
+            if (id != null) {
+                handed.add(leased.inserted(id));
+            }
+        }
+        outbox.handOver(dispatch, localSteps, handed);
+        outbox.wakeNow(dispatch.queued().stream().filter(item -> written.runs().contains(item.runId())).toList(), now);
+        Result[] results = new Result[starts.size()];
         for (int i = 0; i < starts.size(); i++) {
-            if (!written.runs().contains(starts.get(i).row().runId())) {
-                continue;
-            }
-            results[i] = new Result(new Started(true, starts.get(i).answer()), null);
-            RunRows.NewStart write = writes.get(i);
-            toWake.addAll(write.queued());
-            for (QueueRepository.LeasedItem l : write.leased()) {
-                Long id = written.leasedIds().get(l.item().taskKey());
-                if (id != null) {
-                    NewQueueItem item = l.item();
-                    handed.add(new QueueItem(id, item.kind(), item.tenant(), item.tier(), item.runId(), item.nodeId(),
-                            item.attempt(), item.handler(), item.pool(), item.payload(), item.requeueCount(), l.token(),
-                            l.expires(), 1));
-                }
+            if (written.runs().contains(starts.get(i).row().runId())) {
+                results[i] = new Result(new Started(true, starts.get(i).answer()), null);
             }
         }
-        if (reserved.slots() > 0) {
-            localSteps.handOver(reserved, handed);
-        }
-        outbox.wakeNow(toWake, now);
         return results;
     }
 
