@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code ductor_tick_total{outcome}}, {@code ductor_tick_retries_total}, {@code ductor_requeues_total},
  * {@code ductor_forced_failures_total{reason}}, {@code ductor_tick_seconds}, {@code ductor_queue_depth{tier}},
  * {@code ductor_queue_lag_seconds{tier}}, {@code ductor_signals_total{outcome}}, {@code ductor_watchdog_wakeups_total},
- * {@code ductor_watchdog_unloadable_total}, {@code ductor_dead_letters_total}.
+ * {@code ductor_watchdog_unloadable_total}, {@code ductor_dead_letters_total}, {@code ductor_stale_reports_total{path}}.
  */
 @ApplicationScoped
 public class DuctorMetrics {
@@ -60,6 +60,9 @@ public class DuctorMetrics {
         signals("accepted");
         signals("duplicate");
         signals("rejected");
+        staleReports("group-commit");
+        staleReports("api");
+        staleReports("in-process");
     }
 
     public void tick(TickOutcome outcome, long nanos) {
@@ -93,6 +96,22 @@ public class DuctorMetrics {
 
     public void signal(String outcome) {
         signals(outcome).increment();
+    }
+
+    /**
+     * A step's result refused because its lease was no longer the reporter's (fencing at work: a paused or partitioned
+     * worker whose lease was reaped and handed on); {@code path} is where it arrived: {@code group-commit} for this
+     * pod's in-process steps, {@code in-process} for one reported alone after its group commit failed, {@code api} for
+     * an external worker's report.
+     */
+    public void staleReport(String path) {
+        staleReports(path).increment();
+    }
+
+    private Counter staleReports(String path) {
+        return Counter.builder("ductor.stale.reports")
+                .description("Step results refused because their lease had been lost (fenced off)")
+                .tag("path", path).register(registry);
     }
 
     private Counter forcedFailures(String reason) {

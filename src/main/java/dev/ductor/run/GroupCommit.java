@@ -27,6 +27,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 import java.util.UUID;
 
 /**
@@ -78,21 +80,23 @@ public class GroupCommit {
         long started = System.nanoTime();
         Instant now = clock.instant();
         indexLookups.forThisTransaction();
+        // The runs first, then their task rows, then their inboxes: the lock order of every writer of runs and tasks
+        // (RunRows#lock), and an inbox read under the run's lock, so a signal that a coordinator's tick left buffered
+        // meanwhile is either seen here or meets a run this commit has already moved on.
+        Map<UUID, RunRows.Row> rows = runs.lock(reports.stream().map(StepReport::runId).collect(Collectors.toCollection(TreeSet::new)));
         Set<Long> taken = leases.takeLeasedTasks(reports.stream().map(StepReport::taskId).toList(),
                 reports.stream().map(StepReport::leaseToken).toList());
-        // Sorted by run id: the order in which every multi-run writer locks run rows (see RunRows#update).
         Map<UUID, List<StepReport>> byRun = new TreeMap<>();
         for (StepReport report : reports) {
             if (taken.contains(report.taskId())) {
                 byRun.computeIfAbsent(report.runId(), id -> new ArrayList<>()).add(report);
             } else {
+                metrics.staleReport("group-commit");
                 LOG.infof("task %d of run %s: its lease was lost before the result arrived; the result is dropped",
                         report.taskId(), report.runId());
             }
         }
-        RunRows.Loaded loaded = runs.load(byRun.keySet());
-        Map<UUID, RunRows.Row> rows = loaded.rows();
-        Map<UUID, List<InboxMessage>> pending = inbox.pending(loaded.inboxPending());
+        Map<UUID, List<InboxMessage>> pending = inbox.pending(byRun.keySet());
 
         List<Planned> planned = new ArrayList<>();
         List<StepReport> viaInbox = new ArrayList<>();

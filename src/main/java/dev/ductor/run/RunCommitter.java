@@ -127,6 +127,12 @@ public class RunCommitter {
             commit(loaded, result, now);
         } else if (refused == null && command.allOrNothing()) {
             rows.reseal(run, checksum(run.tier, result)); // the checksum covers the tier
+        } else if (refused == null && command.acting() && leavesBuffered(loaded.inbox(), result)) {
+            // Acking the wakeups while inputs stay pending is a decision on the row and the inbox together: the version
+            // must cover it. A writer that read the run before those inputs arrived and has not written yet would
+            // otherwise still match its version, commit a state that waits for them without having seen them, and
+            // leave no wakeup behind. Bumped, that writer loses its race and re-reads.
+            rows.touch(run, now);
         } else if (refused == null && (command.acting() || !result.discardedInputs().isEmpty())) {
             confirmUnchanged(loaded);
         }
@@ -179,6 +185,12 @@ public class RunCommitter {
         if (current == null || current != run.dbRecordVersion) {
             throw new RunConflictException(run.runId, run.dbRecordVersion, current, null);
         }
+    }
+
+    /** Whether the tick leaves some of the pending inbox pending: neither consumed nor discarded (a buffered signal). */
+    private static boolean leavesBuffered(List<Input> inbox, TickResult result) {
+        return inbox.stream().anyMatch(input -> input.id() != 0 && !result.consumedInputs().contains(input.id())
+                && !result.discardedInputs().contains(input.id()));
     }
 
     /** The seal of a tick's new state on a run of {@code tier}: every writer of a run row computes it here. */

@@ -42,9 +42,8 @@ import java.util.UUID;
  *   <li>{@link #write}, {@link #changeTier}, {@link #reseal}: a loaded run's change, through Hibernate's
  *   {@code @Version} UPDATE at the flush; a stale version raises and is turned into {@link RunConflictException}
  *   ({@code RunCommitter}, the one load, tick, commit shell);</li>
- *   <li>{@link #load} and {@link #update}: many runs at once, for the group commit: one SELECT for all of them (and
- *   whether their inboxes hold anything), and
- *   their versioned UPDATEs as one statement whose returned ids say which runs it wrote. Plain JDBC on purpose:
+ *   <li>{@link #lock} and {@link #update}: many runs at once, for the group commit: one SELECT that locks all of them,
+ *   and their versioned UPDATEs as one statement whose returned ids say which runs it wrote. Plain JDBC on purpose:
  *   Hibernate's flush of a batch raises one exception for the whole batch when a single row lost its race (and marks
  *   the transaction rollback-only), while the ids the statement returns tell exactly which runs lost, so their
  *   neighbours still commit.</li>
@@ -63,17 +62,14 @@ public class RunRows {
                         String output) {
     }
 
-    /** Runs as {@link #load} read them, and those of them with inbox messages pending when they were read. */
-    public record Loaded(Map<UUID, Row> rows, Set<UUID> inboxPending) {
-    }
-
-    // The inbox test rides along: the group commit reads a run's pending inbox only when it has one (seldom: a step's
-    // result reaches it only when the commit that carried it lost a race), and so saves a statement a commit.
-    private static final String SELECT = """
+    // Locks the group commit's runs as its UPDATE will, in run id order, before it touches their task rows: every writer
+    // of both tables takes a run row before that run's task rows (a coordinator's tick writes the run, then deletes or
+    // supersedes its tasks), so two of them never each hold what the other waits for. FOR NO KEY UPDATE, the UPDATE's
+    // own lock, leaves inserts that reference the run (an inbox delivery, a history row) free to go on.
+    private static final String LOCK = """
             SELECT run_id, tenant, workflow_name, workflow_revision, status, tier, CAST(node_states AS text),
-                   last_transition_seq, state_checksum, db_record_version, CAST(input AS text), CAST(output AS text),
-                   EXISTS (SELECT 1 FROM eec_run_inbox i WHERE i.run_id = r.run_id AND i.consumed_at IS NULL)
-              FROM eec_workflow_run r WHERE run_id = ANY(?)""";
+                   last_transition_seq, state_checksum, db_record_version, CAST(input AS text), CAST(output AS text)
+              FROM eec_workflow_run WHERE run_id = ANY(?) ORDER BY run_id FOR NO KEY UPDATE""";
 
     // One statement for all of a group commit's runs: each row's own versioned change, the same check and bump as
     // the entity's @Version UPDATE, with its new values taken from bound arrays (w) instead of one execution per run.
@@ -317,13 +313,7 @@ public class RunRows {
         run.output = output;
         run.stateChecksum = checksum;
         run.updatedAt = now;
-        try {
-            em.flush();
-        } catch (OptimisticLockException | StaleStateException lost) {
-            long[] current = current(run.runId);
-            throw new RunConflictException(run.runId, expected, current == null ? null : current[0],
-                    current == null ? null : current[1]);
-        }
+        flushVersioned(run, expected);
     }
 
     /** An operator's new tier, written with the run's next {@link #write} or {@link #reseal}. */
@@ -344,6 +334,28 @@ public class RunRows {
     }
 
     /**
+     * Bumps a loaded run's version without changing its state: a tick that decides nothing but that its wakeups may be
+     * acked while inputs stay pending makes that decision part of the row's version, so a writer that read the run
+     * before those inputs arrived loses its race.
+     */
+    public void touch(WorkflowRunEntity run, Instant now) {
+        long expected = run.dbRecordVersion;
+        run.updatedAt = now;
+        flushVersioned(run, expected);
+    }
+
+    /** Flushes the run's change through Hibernate's versioned UPDATE; a stale version names what the winner left. */
+    private void flushVersioned(WorkflowRunEntity run, long expected) {
+        try {
+            em.flush();
+        } catch (OptimisticLockException | StaleStateException lost) {
+            long[] current = current(run.runId);
+            throw new RunConflictException(run.runId, expected, current == null ? null : current[0],
+                    current == null ? null : current[1]);
+        }
+    }
+
+    /**
      * The version and seq the winner left, read on the same connection without flushing the failed session: a
      * zero-row UPDATE is not an SQL error, so the transaction can still answer before it rolls back.
      */
@@ -359,15 +371,18 @@ public class RunRows {
         });
     }
 
-    /** Many runs in one statement, with which of them have inbox messages pending (one snapshot for both). */
-    public Loaded load(Collection<UUID> runIds) {
+    /**
+     * Many runs read and locked in one statement, in run id order ({@link #LOCK}), until the transaction ends. What the
+     * caller reads after this (the runs' inboxes) is read under the lock: nothing committed for a run before the lock
+     * was granted is missed, and a tick that would decide on the run meanwhile waits for this transaction.
+     */
+    public Map<UUID, Row> lock(Collection<UUID> runIds) {
         if (runIds.isEmpty()) {
-            return new Loaded(Map.of(), Set.of());
+            return Map.of();
         }
         return em.unwrap(Session.class).doReturningWork(connection -> {
             Map<UUID, Row> rows = new HashMap<>();
-            Set<UUID> inboxPending = new HashSet<>();
-            try (PreparedStatement select = connection.prepareStatement(SELECT)) {
+            try (PreparedStatement select = connection.prepareStatement(LOCK)) {
                 Array ids = connection.createArrayOf("uuid", runIds.toArray());
                 select.setArray(1, ids);
                 try (ResultSet rs = select.executeQuery()) {
@@ -376,13 +391,10 @@ public class RunRows {
                         rows.put(id, new Row(id, rs.getString(2), rs.getString(3), rs.getInt(4), rs.getString(5),
                                 rs.getString(6), rs.getString(7), rs.getLong(8), rs.getString(9), rs.getLong(10),
                                 rs.getString(11), rs.getString(12)));
-                        if (rs.getBoolean(13)) {
-                            inboxPending.add(id);
-                        }
                     }
                 }
             }
-            return new Loaded(rows, inboxPending);
+            return rows;
         });
     }
 

@@ -37,6 +37,7 @@ public class TaskResults {
     @Inject JsonCodec json;
     @Inject QueueSignal signal;
     @Inject Clock clock;
+    @Inject dev.ductor.metrics.DuctorMetrics metrics;
 
     /** {@code tenant} scopes an external worker to its own tasks; null for in-process workers. */
     @Transactional
@@ -94,6 +95,7 @@ public class TaskResults {
             if (isIdenticalRepeat(taskId, payload)) {
                 return; // the same worker saying the same thing again: already applied, nothing to do
             }
+            metrics.staleReport(tenant == null ? "in-process" : "api");
             throw leaseLost(taskId);
         }
         deliver(task, taskId, payload);

@@ -59,6 +59,9 @@ class GroupCommitTest {
     @Inject
     Clock clock;
 
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry meters;
+
     private record Claimed(UUID runId, QueueItem task) {
         StepReport completed() {
             return StepReport.completed(task.id(), task.leaseToken(), runId, task.nodeId(), task.attempt(), task.tenant(),
@@ -156,9 +159,11 @@ class GroupCommitTest {
         long before = fixtures.version(run.runId());
         StepReport stale = StepReport.completed(run.task().id(), UUID.randomUUID(), run.runId(), run.task().nodeId(),
                 run.task().attempt(), TENANT, run.task().tier(), null);
+        double staleBefore = staleReports();
 
         assertEquals(new GroupCommit.Outcome(0, 0, 1), groupCommit.apply(List.of(stale), LocalSteps.NONE));
 
+        assertEquals(staleBefore + 1, staleReports(), "an operator sees fencing at work: ductor_stale_reports_total");
         assertEquals(before, fixtures.version(run.runId()));
         assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE id = ?1", run.task().id()),
                 "the task row stays with the lease that holds it");
@@ -166,12 +171,13 @@ class GroupCommitTest {
 
     /**
      * The same race against both commit paths: another pod's versioned write to the run lands (and holds its row
-     * lock) after the tick read the row. The entity's {@code @Version} flush raises a conflict naming both
-     * versions; the group commit's native UPDATE loses the same race, sends only that run's result to its inbox
-     * with a wakeup, and still commits the neighbour that shares its transaction.
+     * lock) while the commit is under way. The entity's {@code @Version} flush, which read the row before, raises a
+     * conflict naming both versions. The group commit locks its runs before it reads them (the lock order every writer of
+     * runs and tasks keeps, {@link RunRows#lock}), so it waits for that write and ticks on the state it left: the
+     * contended run's result is applied on top of the other pod's write, as are its neighbours', nothing goes to the inbox.
      */
     @Test
-    void bothCommitPathsLoseTheSameRaceAndTheGroupCommitsNeighbourStillCommits() throws Exception {
+    void theEntityPathLosesTheRaceAndTheGroupCommitWaitsForTheWriterAndCommitsOnItsState() throws Exception {
         List<Claimed> runs = startedChains(3);
         Claimed contended = runs.get(1);
         long before = fixtures.version(contended.runId());
@@ -195,18 +201,20 @@ class GroupCommitTest {
         GroupCommit.Outcome outcome = raceAgainstAnotherPod(contended.runId(), raced,
                 () -> groupCommit.apply(runs.stream().map(Claimed::completed).toList(), LocalSteps.NONE));
 
-        assertEquals(new GroupCommit.Outcome(2, 1, 0), outcome);
-        assertEquals(raced + 1, fixtures.version(contended.runId()), "only the other pod's write landed on the lost run");
-        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND dedup_key = 'result:n0:1'"
-                + " AND consumed_at IS NULL", contended.runId()), "its result waits in the inbox");
-        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND kind = 'WAKEUP'",
-                contended.runId()), "with a wakeup, so the coordinator retries it");
+        assertEquals(new GroupCommit.Outcome(3, 0, 0), outcome);
+        assertEquals(raced + 2, fixtures.version(contended.runId()), "the group commit wrote after the other pod's write");
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1", contended.runId()),
+                "nothing went through the inbox");
         assertEquals(0, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE id = ?1", contended.task().id()),
-                "its task row was taken: the result is the inbox's now, not lost and not twice");
-        for (Claimed neighbour : List.of(runs.get(0), runs.get(2))) {
+                "its task row was taken: the result is applied once");
+        for (Claimed run : runs) {
             assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND node_id = 'n1'",
-                    neighbour.runId()), "a neighbour in the same transaction committed");
+                    run.runId()), "every run of the group moved on to its next step");
         }
+    }
+
+    private double staleReports() {
+        return meters.get("ductor.stale.reports").tag("path", "group-commit").counter().count();
     }
 
     /**

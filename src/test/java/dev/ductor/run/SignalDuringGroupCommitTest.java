@@ -109,6 +109,57 @@ class SignalDuringGroupCommitTest {
         assertEquals("SUCCEEDED", fixtures.status(runId));
     }
 
+    /**
+     * The same race with the coordinator finishing first (finding 1 of the review at 8269a5d): the group commit has read
+     * the run and its inbox and waits before its UPDATE, behind a reader that holds the row FOR SHARE; a signal is
+     * accepted; the coordinator ticks its wakeup on the row as committed, where the signal node is not waiting yet, so
+     * the signal stays buffered, and it finds the run unchanged under its own share lock (compatible with the reader's)
+     * and acks the wakeup. Only then does the group commit's UPDATE run. Unless the coordinator's decision to ack while
+     * leaving the signal buffered is covered by the run's version, that UPDATE still matches and the signal is
+     * stranded.
+     */
+    @Test
+    void aSignalBufferedByATickThatFinishesBeforeTheGroupCommitWritesIsStillDelivered() throws Exception {
+        String workflow = fixtures.define(TENANT, "{\"nodes\":[{\"id\":\"prep\",\"type\":\"task\",\"handler\":\"noop\"},"
+                + "{\"id\":\"approve\",\"type\":\"signal\",\"signal\":\"approve\",\"dependsOn\":[\"prep\"]}]}");
+        UUID runId = fixtures.start(TENANT, workflow);
+        QueueItem prep = fixtures.claimTasks(runId, Set.of("noop")).get(0);
+        StepReport completed = StepReport.completed(prep.id(), prep.leaseToken(), runId, prep.nodeId(), prep.attempt(), TENANT,
+                prep.tier(), null);
+
+        CompletableFuture<Void> tick;
+        try (Connection reader = dataSource.getConnection()) {
+            reader.setAutoCommit(false);
+            try (PreparedStatement share = reader.prepareStatement("SELECT 1 FROM eec_workflow_run WHERE run_id = ? FOR SHARE")) {
+                share.setObject(1, runId);
+                share.executeQuery().close();
+            }
+            CompletableFuture<GroupCommit.Outcome> commit = CompletableFuture.supplyAsync(
+                    () -> groupCommit.apply(List.of(completed), LocalSteps.NONE));
+            LockHolder.awaitSomeoneBlocked(dataSource);
+
+            operations.signal(TENANT, runId, "approve", fixtures.json("{}"), "approve-1");
+            tick = CompletableFuture.runAsync(() -> tickWhatIsDue(runId));
+            // The tick either finishes (it acked on the version the group commit is about to overwrite) or, covered by
+            // the version, waits for the reader like the group commit does.
+            LockHolder.awaitDoneOrBlocked(dataSource, tick, 2);
+
+            reader.commit();
+            commit.get(30, TimeUnit.SECONDS);
+            tick.get(30, TimeUnit.SECONDS);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        do {
+            tickWhatIsDue(runId);
+            Thread.sleep(20);
+        } while (!"SUCCEEDED".equals(fixtures.status(runId)) && System.nanoTime() < deadline);
+
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND consumed_at IS NULL", runId),
+                "the accepted signal is stranded in the inbox; wakeups queued for the run: "
+                        + fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND kind = 'WAKEUP'", runId));
+        assertEquals("SUCCEEDED", fixtures.status(runId));
+    }
+
     /** Claims and processes the run's due wakeups and timers, as a coordinator pod would, until none is left. */
     private void tickWhatIsDue(UUID runId) {
         for (int round = 0; round < 10; round++) {

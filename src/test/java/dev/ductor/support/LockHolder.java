@@ -35,6 +35,27 @@ public final class LockHolder {
         awaitBlocked(dataSource, 1);
     }
 
+    /** Waits until {@code work} has finished or at least {@code sessions} sessions wait for a lock. */
+    public static void awaitDoneOrBlocked(AgroalDataSource dataSource, java.util.concurrent.Future<?> work, int sessions)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (Connection connection = dataSource.getConnection()) {
+            while (System.nanoTime() < deadline && !work.isDone()) {
+                try (ResultSet rs = connection.createStatement().executeQuery(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")) {
+                    rs.next();
+                    if (rs.getLong(1) >= sessions) {
+                        return;
+                    }
+                }
+                Thread.sleep(5);
+            }
+        }
+        if (!work.isDone()) {
+            throw new AssertionError("the work neither finished nor blocked on a lock");
+        }
+    }
+
     /** Waits until at least {@code sessions} sessions wait for a lock (pg_stat_activity's wait_event_type 'Lock'). */
     public static void awaitBlocked(AgroalDataSource dataSource, int sessions) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
