@@ -25,6 +25,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -115,8 +116,8 @@ public class RunRows {
     // work around them held the one start committer for 2.9 ms a group of two.
     // - A run is inserted only while the revision its first tick was computed on is still the workflow's current one
     //   (the caller's guess, checked in the snapshot the insert sees), and only if its idempotency key is free: ON
-    //   CONFLICT DO NOTHING, the unique index deciding, as in INSERT. Rows go in in the group's order, so of two starts
-    //   with one key in one group the first wins.
+    //   CONFLICT DO NOTHING, the unique index deciding, as in INSERT. Rows go in in key order (KEY_ORDER, stable), so
+    //   of two starts with one key in one group the first wins.
     // - History and queue rows are written only for runs the first part returned: a start not inserted leaves nothing.
     // - The revision's predicate and the queue's INSERT are their owners' SQL (WorkflowService, QueueRepository).
     static final String START = """
@@ -151,6 +152,15 @@ public class RunRows {
             WorkflowService.isCurrentRevision("r.tenant", "r.workflow_name", "r.revision"),
             QueueRepository.insertItemsFromArrays("started"));
 
+    /**
+     * The order in which every multi-row insert of runs takes their idempotency keys: two pods' groups that share keys
+     * would otherwise each hold one the other waits for on the unique index. Stable, so of two starts with one key in
+     * one group the first still wins.
+     */
+    static final Comparator<NewRun> KEY_ORDER = Comparator.comparing(NewRun::tenant)
+            .thenComparing(NewRun::workflowName)
+            .thenComparing(NewRun::idempotencyKey, Comparator.nullsLast(Comparator.naturalOrder()));
+
     @Inject EntityManager em;
     @Inject AgroalDataSource dataSource;
 
@@ -163,8 +173,9 @@ public class RunRows {
      * The first queue items of the starts, {@code queued} and {@code leased} (to this pod), are inserted at {@code now}
      * for the runs inserted only.
      */
-    public StartsWritten start(List<NewStart> starts, List<NewQueueItem> queued, List<QueueRepository.LeasedItem> leased,
+    public StartsWritten start(List<NewStart> group, List<NewQueueItem> queued, List<QueueRepository.LeasedItem> leased,
                                Instant now) {
+        List<NewStart> starts = group.stream().sorted(Comparator.comparing(NewStart::run, KEY_ORDER)).toList();
         int runs = starts.size();
         UUID[] runIds = new UUID[runs];
         String[] tenants = new String[runs], workflows = new String[runs], statuses = new String[runs],
@@ -262,10 +273,11 @@ public class RunRows {
      * decides, through {@code ON CONFLICT DO NOTHING}, so two concurrent starts can never both win. Plain JDBC: on the
      * hot path of every start, Hibernate's native-query handling cost more than the INSERT.
      */
-    public Set<UUID> insert(List<NewRun> runs, Instant now) {
-        if (runs.isEmpty()) {
+    public Set<UUID> insert(List<NewRun> batch, Instant now) {
+        if (batch.isEmpty()) {
             return Set.of();
         }
+        List<NewRun> runs = batch.stream().sorted(KEY_ORDER).toList();
         return em.unwrap(Session.class).doReturningWork(connection -> {
             try (PreparedStatement insert = connection.prepareStatement(INSERT.sql(runs.size()))) {
                 for (int i = 0; i < runs.size(); i++) {
