@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Advances one run for the wakeups claimed for it: one tick for all of them (redundant wakeups cost one
@@ -29,6 +31,7 @@ import java.util.UUID;
 public class Coordinator {
 
     private static final Logger LOG = Logger.getLogger(Coordinator.class);
+    private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
     @Inject RetryingTick retryingTick;
     @Inject TickRetryLane retryLane;
@@ -37,7 +40,12 @@ public class Coordinator {
     @Inject DuctorConfig config;
     @Inject JsonCodec json;
 
-    public void process(UUID runId, List<QueueItem> items) {
+    /**
+     * Ticks the run for its claimed items. The stage completes once the tick is over, its in-process retries included:
+     * at once when the first attempt settled it, later when they go on on the {@link TickRetryLane}. Until then this
+     * JVM must not tick the run again ({@link RunLanes}).
+     */
+    public CompletionStage<Void> process(UUID runId, List<QueueItem> items) {
         List<Input> carried = items.stream()
                 .filter(item -> item.kind() == QueueKind.TIMER)
                 .<Input>map(item -> new Input.TimerFired(0, item.nodeId()))
@@ -45,14 +53,15 @@ public class Coordinator {
         Attempts attempts = new Attempts();
         try {
             retryingTick.once(runId, carried, items, attempts);
+            return DONE;
         } catch (RunConflictException lost) {
             if (config.coordinator().maxRetries() == 0) {
                 exhausted(runId, carried, items, lost);
-                return;
+                return DONE;
             }
             // The retries go on beside the batch: their delays end with a second, which the batch's other runs,
             // whose wakeups are leased too, must not wait out.
-            retryLane.retry(runId, carried, items, attempts, lost).whenComplete((result, error) -> {
+            return retryLane.retry(runId, carried, items, attempts, lost).handle((result, error) -> {
                 Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
                 try {
                     if (cause instanceof RunConflictException exhausted) {
@@ -64,6 +73,7 @@ public class Coordinator {
                 } catch (RuntimeException e) {
                     LOG.errorf(e, "requeueing run %s after its lost retries failed; its wakeups come back after their lease", runId);
                 }
+                return null;
             });
         }
     }

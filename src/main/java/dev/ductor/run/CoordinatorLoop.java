@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 /**
@@ -60,14 +61,20 @@ public class CoordinatorLoop {
         }
     }
 
-    /**
-     * One claim and the ticks for it; returns how many items were claimed. A run another thread of this pod is ticking
-     * is handed to it ({@link RunLanes}); a run handed to this thread while it ticked goes round again after the batch's
-     * other runs, so a hot run does not hold them up.
-     */
+    /** One claim and the ticks for it ({@link #tick}); returns how many items were claimed. */
     public int round() {
         List<QueueItem> claimed = QuarkusTransaction.requiringNew().call(() -> queue.claim(KINDS, pod.name(),
                 config.coordinator().batchSize(), config.coordinator().lease(), clock.instant()));
+        tick(claimed);
+        return claimed.size();
+    }
+
+    /**
+     * Ticks each run of a claim once. A run another thread of this pod is ticking, or retrying on the retry lane, is
+     * handed to that tick ({@link RunLanes}); a run handed to this thread while it ticked goes round again after the
+     * batch's other runs, so a hot run does not hold them up.
+     */
+    void tick(List<QueueItem> claimed) {
         Map<UUID, List<QueueItem>> byRun = claimed.stream()
                 .collect(Collectors.groupingBy(QueueItem::runId, LinkedHashMap::new, Collectors.toList()));
         Deque<Map.Entry<UUID, List<QueueItem>>> turns = new ArrayDeque<>();
@@ -79,25 +86,47 @@ public class CoordinatorLoop {
         });
         for (Map.Entry<UUID, List<QueueItem>> turn; (turn = turns.poll()) != null; ) {
             UUID runId = turn.getKey();
-            boolean ticked = false;
-            try {
-                coordinator.process(runId, turn.getValue());
-                ticked = true;
-            } catch (RuntimeException e) {
-                failed(runId, turn.getValue(), e);
-            } finally {
-                if (!ticked) {
-                    lanes.leave(runId);
-                }
+            CompletableFuture<Void> ticked = tickHoldingLane(runId, turn.getValue());
+            if (ticked == null) {
+                continue;
             }
-            if (ticked) {
+            if (ticked.isDone()) {
                 List<QueueItem> handed = lanes.next(runId);
                 if (!handed.isEmpty()) {
                     turns.add(Map.entry(runId, handed));
                 }
+            } else {
+                ticked.whenComplete((done, error) -> afterRetries(runId));
             }
         }
-        return claimed.size();
+    }
+
+    /** The tick of the lane's holder; null when it failed, and the lane is left. */
+    private CompletableFuture<Void> tickHoldingLane(UUID runId, List<QueueItem> items) {
+        try {
+            return coordinator.process(runId, items).toCompletableFuture();
+        } catch (RuntimeException e) {
+            failed(runId, items, e);
+            lanes.leave(runId);
+            return null;
+        }
+    }
+
+    /**
+     * A run's retries have ended on the retry lane: what was handed over meanwhile is ticked now, on the thread that ended
+     * them, the lane still held, until nothing more was handed over and the lane is free.
+     */
+    private void afterRetries(UUID runId) {
+        for (List<QueueItem> handed = lanes.next(runId); !handed.isEmpty(); handed = lanes.next(runId)) {
+            CompletableFuture<Void> ticked = tickHoldingLane(runId, handed);
+            if (ticked == null) {
+                return;
+            }
+            if (!ticked.isDone()) {
+                ticked.whenComplete((done, error) -> afterRetries(runId));
+                return;
+            }
+        }
     }
 
     /**

@@ -122,7 +122,7 @@ class GroupCommitLockOrderTest {
             if (claimed.isEmpty()) {
                 return;
             }
-            coordinator.process(runId, claimed);
+            coordinator.process(runId, claimed).toCompletableFuture().join(); // its retries included
         }
     }
 }

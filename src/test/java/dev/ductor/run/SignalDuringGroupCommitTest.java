@@ -169,7 +169,7 @@ class SignalDuringGroupCommitTest {
             if (claimed.isEmpty()) {
                 return;
             }
-            coordinator.process(runId, claimed);
+            coordinator.process(runId, claimed).toCompletableFuture().join(); // its retries included
         }
     }
 }
