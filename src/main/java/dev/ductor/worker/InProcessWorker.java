@@ -258,7 +258,9 @@ public class InProcessWorker implements LocalSteps {
 
     private void run(QueueItem task, Duration lease) {
         if (task.leaseExpiresAt().isBefore(clock.instant().plus(MIN_LEASE_LEFT))) {
-            LOG.infof("task %d of run %s: its lease ran out before it could start; not started", task.id(), task.runId());
+            LOG.infof("task %d of run %s: too little of its lease is left to start it; handed back for any pod",
+                    task.id(), task.runId());
+            release(task); // not left to run out: the reaper would count it as a failed attempt
             return;
         }
         StepHandler handler = handlers.inProcess(task.handler()).orElseThrow();

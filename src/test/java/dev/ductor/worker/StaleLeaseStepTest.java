@@ -56,6 +56,9 @@ class StaleLeaseStepTest {
     @Inject
     Clock clock;
 
+    @Inject
+    dev.ductor.aggregate.pool.PoolService pools;
+
     private final AtomicInteger calls = new AtomicInteger();
     private final CountDownLatch arrived = new CountDownLatch(1);
     private final CountDownLatch answer = new CountDownLatch(1);
@@ -149,8 +152,35 @@ class StaleLeaseStepTest {
         QuarkusTransaction.requiringNew().run(() -> queue.supersedeTasks(task.runId(), "call", 1));
         awaitStepEnded(task);
 
-        assertEquals(1, answer.getCount(), "the step stopped without waiting for its answer");
+        // awaitStepEnded is the check that the step stopped: the service answers only once the test ends.
         assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE task_id = ?1", task.id()),
                 "nothing was reported for the lost attempt");
+    }
+
+    /**
+     * A step leased here whose lease has too little left to finish in is handed back to the queue at once, for any pod,
+     * without spending an attempt (finding 6 of the review at 8269a5d: it was left to run out, and the reaper then
+     * recorded a failed attempt, which by default fails the run). Its task is in a paused pool, so no claim takes it
+     * again before the test has looked.
+     */
+    @Test
+    void aStepWithTooLittleLeaseLeftIsHandedBackWithoutSpendingAnAttempt() throws Exception {
+        String workflow = fixtures.define(TENANT, "{\"nodes\":[{\"id\":\"gate\",\"type\":\"signal\",\"signal\":\"never\"},"
+                + "{\"id\":\"step\",\"type\":\"task\",\"handler\":\"noop\",\"dependsOn\":[\"gate\"]}]}");
+        QuarkusTransaction.requiringNew().run(() -> pools.put(TENANT, "held", 1, true, java.util.OptionalLong.empty(), "test",
+                null));
+        UUID runId = fixtures.start(TENANT, workflow);
+        Instant now = clock.instant();
+        NewQueueItem item = NewQueueItem.task(TENANT, "standard", runId, "step", 1, "noop", "held", "{}", now);
+        QueueItem task = QuarkusTransaction.requiringNew().call(() ->
+                queue.enqueueLeased(List.of(item), pod.name(), Duration.ofMillis(500), now)).get(0);
+
+        run(task);
+        awaitStepEnded(task);
+
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE id = ?1 AND lease_token IS NULL",
+                task.id()), "the task is back in the queue, unleased, for any pod");
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE task_id = ?1", task.id()),
+                "no attempt was spent on it");
     }
 }
