@@ -65,6 +65,8 @@ public class InProcessWorker implements LocalSteps {
     @Inject TierWeights weights;
     private final Map<Long, QueueItem> inFlight = new ConcurrentHashMap<>();
     private final HandlerPace pace = new HandlerPace();
+    /** Steps on slots now whose handler was quick when they started: the line room a quick step may be promised. */
+    private final AtomicInteger quickOnSlots = new AtomicInteger();
     private volatile boolean running;
     private StepSlots slots;
     private Thread claimer;
@@ -193,18 +195,28 @@ public class InProcessWorker implements LocalSteps {
 
     /** Runs a task on the slot {@link StepSlots} gave it; the slot is freed when the step ends. */
     private void startOnSlot(QueueItem task) {
+        boolean quick = pace.isQuick(task.handler());
+        if (quick) {
+            quickOnSlots.incrementAndGet();
+        }
         try {
             steps.execute(() -> {
                 try {
                     run(task, config.worker().lease());
                 } finally {
                     inFlight.remove(task.id());
+                    if (quick) {
+                        quickOnSlots.decrementAndGet();
+                    }
                     slots.freed();
                 }
             });
         } catch (RejectedExecutionException stopping) {
             // Leased in the instant this pod began to stop: hand it back at once rather than let its lease run out.
             inFlight.remove(task.id());
+            if (quick) {
+                quickOnSlots.decrementAndGet();
+            }
             slots.freed();
             release(task);
         }
@@ -224,10 +236,9 @@ public class InProcessWorker implements LocalSteps {
         if (!running) {
             return LocalSteps.Reservation.NONE;
         }
-        // Steps of handlers that are quick lately may also be promised room in the line, up to one per slot: they
-        // wait there for a slot at most about as long as such a step takes. Under chain3, one step in seven found
-        // every slot promised to the commits in flight and went through a claim instead (docs/benchmarks.md,
-        // twelfth session). A line of slow steps would hold them from another pod's free slots, so those never
+        // Steps of handlers that are quick lately may also be promised room in the line, one place for each slot
+        // whose step is quick too: they wait there about as long as such a step takes, which is shorter than a claim.
+        // Behind slow steps they would wait a third of a lease while other pods' slots idle, and slow steps never
         // wait here beyond the free slots.
         int wanted = LocalSteps.Reservation.wanted(items, this::runsHere, now);
         if (wanted == 0) {
@@ -235,7 +246,7 @@ public class InProcessWorker implements LocalSteps {
         }
         boolean allQuick = items.stream().filter(item -> item.kind() == QueueKind.TASK)
                 .allMatch(item -> !runsHere(item.handler()) || pace.isQuick(item.handler()));
-        int reserved = slots.promise(wanted, allQuick ? config.worker().threads() : 0);
+        int reserved = slots.promise(wanted, allQuick ? quickOnSlots.get() : 0);
         return reserved == 0 ? LocalSteps.Reservation.NONE
                 : new LocalSteps.Reservation(reserved, this::runsHere, pod.name(), config.worker().lease());
     }
@@ -249,6 +260,11 @@ public class InProcessWorker implements LocalSteps {
     /** Whether a handler is one of this process's own, so a step of it can run here. */
     private boolean runsHere(String handler) {
         return handlers.inProcess(handler).isPresent();
+    }
+
+    /** Records that a step of {@code handler} took {@code nanos} (what each step does; tests set a handler's pace). */
+    void recordPace(String handler, long nanos) {
+        pace.record(handler, nanos);
     }
 
     /** Whether the step of this task is still on one of this pod's slots. */
