@@ -13,10 +13,12 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Turns expired task leases into failed attempts. A worker that dies mid-task (its JVM killed, its host
- * gone) stops heartbeating; once its lease runs out the task row is taken off the queue and a retryable
- * failure of that attempt goes to the run's inbox, so the node's retry policy dispatches a new attempt
- * (or fails the node) and a late report from the dead worker is fenced off by its stale lease token.
+ * Turns expired task leases into new attempts. A worker that dies mid-task (its JVM killed, its host gone, its
+ * database failed over under it) stops heartbeating; once its lease runs out the task row is taken off the queue
+ * and "lease expired" goes to the run's inbox, with the budget of such retries ({@code
+ * ductor.worker.lease-expiry-retries}): the tick dispatches the node again without spending its retry policy's
+ * attempts (a lost lease is not the handler's failure), or fails it once the budget is spent; a late report from
+ * the dead worker is fenced off by its stale lease token.
  * Several pods may reap at once: {@code SKIP LOCKED} hands each expired row to one of them.
  */
 @ApplicationScoped
@@ -40,12 +42,13 @@ public class LeaseReaper {
     /** Reaps every lease expired as of {@code now}; returns how many. */
     public int runOnce(Instant now) {
         int reaped = 0;
+        int budget = config.worker().leaseExpiryRetries();
         List<QueueItem> expired;
         do {
             // One transaction per batch: the rows leave the queue and their failures enter the inboxes together.
             expired = QuarkusTransaction.requiringNew().call(() -> {
                 List<QueueItem> batch = leases.takeExpiredTaskLeases(now, BATCH);
-                batch.forEach(results::leaseExpired);
+                batch.forEach(task -> results.leaseExpired(task, budget));
                 return batch;
             });
             reaped += expired.size();
