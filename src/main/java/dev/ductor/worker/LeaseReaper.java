@@ -1,12 +1,14 @@
 package dev.ductor.worker;
 
 import dev.ductor.config.DuctorConfig;
+import dev.ductor.database.DatabaseOutage;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.TaskLeases;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -24,6 +26,7 @@ import java.util.List;
 @ApplicationScoped
 public class LeaseReaper {
 
+    private static final Logger LOG = Logger.getLogger(LeaseReaper.class);
     private static final int BATCH = 100;
 
     @Inject TaskLeases leases;
@@ -35,7 +38,16 @@ public class LeaseReaper {
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void trigger() {
         if (config.worker().reaperEnabled()) {
-            runOnce(clock.instant());
+            try {
+                runOnce(clock.instant());
+            } catch (RuntimeException e) {
+                String outage = DatabaseOutage.summary(e);
+                if (outage == null) {
+                    throw e;
+                }
+                // The next pass reaps what this one could not; one line, not the scheduler's stack trace.
+                LOG.warnf("reaping expired leases failed, the database is unreachable: %s", outage);
+            }
         }
     }
 
