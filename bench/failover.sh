@@ -31,7 +31,9 @@ environment (all optional):
   BENCH_PG_OS_USER      the unprivileged user PostgreSQL and pg_autoctl run as (default ductorbench, created when
                         missing)
   JAVA                  the java launcher (default java on PATH, JDK 17+)
-  DUCTOR_POD_ENV        extra VAR=value settings for the pod, space separated (e.g. to try other pool settings)
+  DUCTOR_POD_ENV        extra VAR=value settings for the pod, space separated: DUCTOR_WORKER_LEASE_EXPIRY_RETRIES=0
+                        shows what a lost lease did before it had a budget of its own (failed>0: a step on the
+                        default single attempt whose result the switch cut off failed its run)
 
 output: logs in target/bench/failover-*.log (the pod's, the monitor's, each node's, the driver's).
 exit status: 0 when lost=stuck=failed=0 and every start was acknowledged, 1 otherwise, 2 usage.
@@ -266,10 +268,12 @@ code=$(curl -s -o "$work/put.out" -w '%{http_code}' --max-time 10 -X PUT -H "Aut
 
 log "phase=load pace=${pace}/s warmup=${warmup_s}s failovers=$count"
 : >"$work/failovers"
-setsid "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC bench/failover/FailoverLoad.java \
-    --base-url "http://127.0.0.1:$http_port" --workflow failover --client-token "$work/client.jwt" --pace "$pace" \
+max_load_s=$((warmup_s + count * (interval_s + 240) + 60))
+# the driver bounds each phase itself; the timeout bounds the whole of it (load, the starts' retries, the checks)
+setsid timeout $((max_load_s + 200 + settle_s + 300)) "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+    bench/failover/FailoverLoad.java --base-url "http://127.0.0.1:$http_port" --workflow failover --client-token "$work/client.jwt" --pace "$pace" \
     --stop-file "$work/stop" --failovers-file "$work/failovers" --out "$work/figures.properties" \
-    --max-load-s $((warmup_s + count * (interval_s + 240) + 60)) --settle-s "$settle_s" \
+    --max-load-s "$max_load_s" --settle-s "$settle_s" \
     >"$work/driver.out" 2>"$work/driver.log" &
 driver_pid=$!
 sleep "$warmup_s"
