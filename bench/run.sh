@@ -8,6 +8,7 @@
 #   bench/run.sh chain3    end-to-end runs/s of the packaged jar on a durable PostgreSQL vs a plain-JDBC reference
 #   bench/run.sh chain3-sdk  the same chain run by SDK workers over HTTP vs by the in-process workers
 #   bench/run.sh chaos     3 pods under load, a pod SIGKILLed every 15 s, PostgreSQL crash-restarted once: 0 lost?
+#   bench/run.sh failover  pg_auto_failover primary and synchronous standby, 3 switches under load: 0 lost, 0 failed?
 #
 # Each scenario builds what it needs, sends Maven's output to a log under target/bench/, and prints only its
 # figures as key=value lines. Database: the embedded, throw-away PostgreSQL the test profile starts, or an
@@ -59,6 +60,15 @@ scenarios:
           crash-restarted once (pg_ctl -m immediate); then every accepted run checked; exit status 1 when a check
           failed; last line:
           runs=<n> kills=<k> pg_restarts=<p> lost=<l> stuck=<s> failed=<f> dup=<d> recovery_s=<r>
+
+  failover
+          a pg_auto_failover formation on loopback (monitor, primary, synchronous standby; Debian's
+          postgresql-15-auto-failover, installed when missing), one pod of the packaged jar in prod mode on the
+          multi-host URL with targetServerType=primary, runs started at a steady pace (idempotency keys, 503s
+          retried with the same key), FAILOVER_COUNT (3) switches with pg_autoctl perform failover under the load,
+          then every acknowledged run checked (bench/failover.sh; bash bench/failover.sh --help lists its settings);
+          prints the errors other than 503 it saw; last line:
+          acknowledged=<n> lost=<l> stuck=<s> failed=<f> recovery_s=<r>
 
 environment:
   QUARKUS_DATASOURCE_JDBC_URL, QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD
@@ -233,6 +243,10 @@ case "${1:-}" in
     chain3)
         # exec: a signal to this shell reaches chain3.sh's own trap, which stops what it started
         exec bash bench/chain3.sh "${@:2}"
+        ;;
+    failover)
+        # exec, as chain3: its own EXIT trap stops the pod, the driver and the pg_auto_failover formation
+        exec bash bench/failover.sh "${@:2}"
         ;;
     chain3-sdk)
         # exec, as chain3: its own EXIT trap stops the pod, the worker and PostgreSQL it started

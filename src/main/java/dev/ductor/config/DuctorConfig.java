@@ -218,9 +218,17 @@ public interface DuctorConfig {
         @WithDefault("0ms")
         Duration commitLinger();
 
-        /** Turn expired task leases into failed attempts (every pod may; SKIP LOCKED shares the work). */
+        /** Turn expired task leases into new attempts (every pod may; SKIP LOCKED shares the work). */
         @WithDefault("true")
         boolean reaperEnabled();
+
+        /**
+         * How often one node may lose its lease (its pod died or lost the database, an external worker stopped
+         * heartbeating) and be dispatched again without spending an attempt of its retry policy; the next expiry
+         * fails the node ("lease expired N times"). Bounded, so a step that never heartbeats does not loop forever.
+         */
+        @WithDefault("5")
+        int leaseExpiryRetries();
 
         /** How often the lease reaper looks (read by the scheduler expression). */
         @WithDefault("5s")

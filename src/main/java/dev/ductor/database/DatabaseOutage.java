@@ -67,6 +67,47 @@ public final class DatabaseOutage {
         return of(failure) != null;
     }
 
+    /**
+     * One line for a log: whether the work may have been applied, and the database's own words (the SQLException that
+     * says it was unreachable); null when {@code failure} is not the database being unreachable. Its stack trace says
+     * nothing more while the database is away: a switch of primaries would print thousands of lines of it.
+     */
+    public static String summary(Throwable failure) {
+        Applied applied = of(failure);
+        if (applied == null) {
+            return null;
+        }
+        SQLException unreachable = null;
+        Deque<Throwable> pending = new ArrayDeque<>(List.of(failure));
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        while (!pending.isEmpty() && unreachable == null) {
+            Throwable cause = pending.pop();
+            if (!seen.add(cause)) {
+                continue;
+            }
+            if (cause instanceof SQLException sql && isUnreachable(sql) && !(cause instanceof StatementCommitUncertain)) {
+                unreachable = sql;
+            }
+            if (cause.getCause() != null) {
+                pending.push(cause.getCause());
+            }
+            pending.addAll(List.of(cause.getSuppressed()));
+        }
+        String why = unreachable == null ? rootOf(failure).toString()
+                : unreachable.getClass().getSimpleName() + (unreachable.getSQLState() == null ? "" : " " + unreachable.getSQLState())
+                + ": " + unreachable.getMessage();
+        return (applied == Applied.MAYBE ? "its commit was cut short and may have been applied" : "nothing was applied")
+                + " (" + why + ")";
+    }
+
+    private static Throwable rootOf(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root;
+    }
+
     /** Null when {@code failure} is not the database being unreachable. */
     public static Applied of(Throwable failure) {
         boolean unreachable = false;

@@ -1,5 +1,6 @@
 package dev.ductor.queue;
 
+import dev.ductor.database.DatabaseOutage;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
@@ -57,8 +58,14 @@ public final class PollingLoops {
                 if (!running) {
                     return;
                 }
-                // The database may be restarting or unreachable: back off instead of spinning on errors.
-                LOG.warnf(e, "%s round failed; retrying in %s", name, backoff);
+                // The database may be restarting or unreachable: back off instead of spinning on errors. That is one line
+                // a round: its stack trace would say nothing more, thousands of times over a switch of primaries.
+                String outage = DatabaseOutage.summary(e);
+                if (outage != null) {
+                    LOG.warnf("%s round failed, the database is unreachable: %s; retrying in %s", name, outage, backoff);
+                } else {
+                    LOG.warnf(e, "%s round failed; retrying in %s", name, backoff);
+                }
                 sleep(backoff);
                 backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : backoff.multipliedBy(2);
             }

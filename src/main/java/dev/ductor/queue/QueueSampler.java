@@ -1,12 +1,14 @@
 package dev.ductor.queue;
 
 import dev.ductor.config.SqlTimestamps;
+import dev.ductor.database.DatabaseOutage;
 import dev.ductor.metrics.DuctorMetrics;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -23,6 +25,8 @@ import java.util.Set;
 @ApplicationScoped
 public class QueueSampler {
 
+    private static final Logger LOG = Logger.getLogger(QueueSampler.class);
+
     @Inject EntityManager em;
     @Inject DuctorMetrics metrics;
     @Inject Clock clock;
@@ -33,12 +37,23 @@ public class QueueSampler {
     @SuppressWarnings("unchecked")
     void sample() {
         Instant now = clock.instant();
-        List<Object[]> rows = QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
-                        SELECT tier, count(*), min(available_at) FROM eec_queue_item
-                         WHERE available_at <= ?1 AND (kind <> 'TASK' OR lease_token IS NULL)
-                         GROUP BY tier""")
-                .setParameter(1, now)
-                .getResultList());
+        List<Object[]> rows;
+        try {
+            rows = QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
+                            SELECT tier, count(*), min(available_at) FROM eec_queue_item
+                             WHERE available_at <= ?1 AND (kind <> 'TASK' OR lease_token IS NULL)
+                             GROUP BY tier""")
+                    .setParameter(1, now)
+                    .getResultList());
+        } catch (RuntimeException e) {
+            String outage = DatabaseOutage.summary(e);
+            if (outage == null) {
+                throw e;
+            }
+            // The gauges keep their last values until the next sample; one line, not the scheduler's stack trace.
+            LOG.warnf("sampling the queue failed, the database is unreachable: %s", outage);
+            return;
+        }
         Set<String> seen = new HashSet<>();
         for (Object[] row : rows) {
             String tier = (String) row[0];

@@ -23,7 +23,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The {@code node_states} column: {@code {id: {state, attempts, output?, error?}}}, read back in definition order.
+ * The {@code node_states} column: {@code {id: {state, attempts, leaseRetries?, output?, error?}}}, read back in definition
+ * order. {@code leaseRetries} is written only when not 0, so rows written before it existed read back the same.
  *
  * <p>Streamed rather than built as a tree and then walked: every commit writes this column and every load reads it,
  * and the tree in between (a map per node, a node per field) was a pod's largest JSON cost under chain3. Only a
@@ -52,6 +53,9 @@ public class NodeStatesCodec {
                 out.writeObjectFieldStart(entry.getKey());
                 out.writeStringField("state", node.state().name());
                 out.writeNumberField("attempts", node.attempts());
+                if (node.leaseRetries() != 0) {
+                    out.writeNumberField("leaseRetries", node.leaseRetries());
+                }
                 if (node.output() != null) {
                     out.writeFieldName("output");
                     mapper.writeTree(out, node.output());
@@ -96,6 +100,7 @@ public class NodeStatesCodec {
     private static NodeState node(JsonParser in, ObjectReader values) throws IOException {
         NodeStatus state = null;
         Integer attempts = null;
+        int leaseRetries = 0;
         JsonNode output = null;
         String error = null;
         while (in.nextToken() == JsonToken.FIELD_NAME) {
@@ -104,6 +109,7 @@ public class NodeStatesCodec {
             switch (field) {
                 case "state" -> state = NodeStatus.valueOf(in.getText());
                 case "attempts" -> attempts = in.getValueAsInt();
+                case "leaseRetries" -> leaseRetries = in.getValueAsInt();
                 case "output" -> output = values.readValue(in);
                 case "error" -> error = values.<JsonNode>readValue(in).asText();
                 default -> in.skipChildren();
@@ -112,7 +118,7 @@ public class NodeStatesCodec {
         if (state == null || attempts == null) {
             throw new IllegalStateException("a node in node_states lacks its " + (state == null ? "state" : "attempts"));
         }
-        return new NodeState(state, attempts, output, error);
+        return new NodeState(state, attempts, output, error, leaseRetries);
     }
 
     private static void expect(JsonToken actual, JsonToken wanted) {

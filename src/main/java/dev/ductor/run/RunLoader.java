@@ -71,15 +71,25 @@ public class RunLoader {
         for (InboxMessage message : pending) {
             JsonNode payload = json.tree(message.payload());
             switch (message.kind()) {
-                case TASK_RESULT -> inputs.add(payload.path("completed").asBoolean()
-                        ? new Input.TaskCompleted(message.id(), message.nodeId(), message.attempt(), payload.get("output"))
-                        : new Input.TaskFailed(message.id(), message.nodeId(), message.attempt(),
-                        payload.path("error").asText("failed"), payload.path("retryable").asBoolean(true)));
+                case TASK_RESULT -> inputs.add(taskResult(message, payload));
                 case SIGNAL -> inputs.add(new Input.SignalReceived(message.id(), payload.path("name").asText(),
                         payload.get("payload")));
                 case CANCEL -> inputs.add(new Input.CancelRequested(message.id(), payload.path("reason").asText("cancelled")));
             }
         }
         return inputs;
+    }
+
+    private static Input taskResult(InboxMessage message, JsonNode payload) {
+        if (payload.path("completed").asBoolean()) {
+            return new Input.TaskCompleted(message.id(), message.nodeId(), message.attempt(), payload.get("output"));
+        }
+        String error = payload.path("error").asText("failed");
+        if (payload.path("leaseExpired").asBoolean()) { // the reaper's; rows reaped before it existed are failures
+            return new Input.LeaseExpired(message.id(), message.nodeId(), message.attempt(), error,
+                    payload.path("retryBudget").asInt(0));
+        }
+        return new Input.TaskFailed(message.id(), message.nodeId(), message.attempt(), error,
+                payload.path("retryable").asBoolean(true));
     }
 }

@@ -1,27 +1,32 @@
 package dev.ductor.worker;
 
 import dev.ductor.config.DuctorConfig;
+import dev.ductor.database.DatabaseOutage;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.TaskLeases;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 
 /**
- * Turns expired task leases into failed attempts. A worker that dies mid-task (its JVM killed, its host
- * gone) stops heartbeating; once its lease runs out the task row is taken off the queue and a retryable
- * failure of that attempt goes to the run's inbox, so the node's retry policy dispatches a new attempt
- * (or fails the node) and a late report from the dead worker is fenced off by its stale lease token.
+ * Turns expired task leases into new attempts. A worker that dies mid-task (its JVM killed, its host gone, its
+ * database failed over under it) stops heartbeating; once its lease runs out the task row is taken off the queue
+ * and "lease expired" goes to the run's inbox, with the budget of such retries ({@code
+ * ductor.worker.lease-expiry-retries}): the tick dispatches the node again without spending its retry policy's
+ * attempts (a lost lease is not the handler's failure), or fails it once the budget is spent; a late report from
+ * the dead worker is fenced off by its stale lease token.
  * Several pods may reap at once: {@code SKIP LOCKED} hands each expired row to one of them.
  */
 @ApplicationScoped
 public class LeaseReaper {
 
+    private static final Logger LOG = Logger.getLogger(LeaseReaper.class);
     private static final int BATCH = 100;
 
     @Inject TaskLeases leases;
@@ -33,19 +38,29 @@ public class LeaseReaper {
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void trigger() {
         if (config.worker().reaperEnabled()) {
-            runOnce(clock.instant());
+            try {
+                runOnce(clock.instant());
+            } catch (RuntimeException e) {
+                String outage = DatabaseOutage.summary(e);
+                if (outage == null) {
+                    throw e;
+                }
+                // The next pass reaps what this one could not; one line, not the scheduler's stack trace.
+                LOG.warnf("reaping expired leases failed, the database is unreachable: %s", outage);
+            }
         }
     }
 
     /** Reaps every lease expired as of {@code now}; returns how many. */
     public int runOnce(Instant now) {
         int reaped = 0;
+        int budget = config.worker().leaseExpiryRetries();
         List<QueueItem> expired;
         do {
             // One transaction per batch: the rows leave the queue and their failures enter the inboxes together.
             expired = QuarkusTransaction.requiringNew().call(() -> {
                 List<QueueItem> batch = leases.takeExpiredTaskLeases(now, BATCH);
-                batch.forEach(results::leaseExpired);
+                batch.forEach(task -> results.leaseExpired(task, budget));
                 return batch;
             });
             reaped += expired.size();

@@ -71,11 +71,18 @@ public class TaskResults {
         fail(null, taskId, leaseToken, error, retryable);
     }
 
-    /** A lease that ran out is a failed attempt: the node's retry policy decides whether another follows. */
+    /**
+     * A lease that ran out: the tick dispatches the node again outside its retry policy while {@code retryBudget}
+     * lasts ({@link dev.ductor.run.core.Input.LeaseExpired}). The payload is a retryable failure as well, read so
+     * by a pod that does not know {@code leaseExpired} yet.
+     */
     @Transactional
-    public void leaseExpired(dev.ductor.queue.QueueItem task) {
+    public void leaseExpired(dev.ductor.queue.QueueItem task, int retryBudget) {
         ObjectNode payload = StepReport.payload(json.mapper(), false, null,
-                "lease expired: the worker stopped heartbeating (crashed or stalled)", true, task.leaseToken());
+                "lease expired: the worker stopped heartbeating (crashed, stalled, or lost the database)", true,
+                task.leaseToken());
+        payload.put("leaseExpired", true);
+        payload.put("retryBudget", retryBudget);
         deliver(new TaskLeases.Taken(task.runId(), task.nodeId(), task.attempt(), task.tenant(), task.tier()), task.id(), payload);
     }
 

@@ -48,6 +48,27 @@ class DatabaseOutageTest {
                 new jakarta.persistence.PersistenceException("a group of starts could not be written", new StatementCommitUncertain(cut))));
     }
 
+    /** One log line per failure while the database is away: what happened to the work, and the driver's own words. */
+    @Test
+    void theSummaryOfACommitCutShortSaysItMayHaveBeenAppliedAndWhy() {
+        RollbackException commit = new RollbackException("ARJUNA016053: Could not commit transaction.");
+        XAException resource = new XAException("commit failed");
+        resource.initCause(new SQLException("An I/O error occurred while sending to the backend", "08006"));
+        commit.addSuppressed(resource);
+
+        assertEquals("its commit was cut short and may have been applied (SQLException 08006: An I/O error occurred"
+                + " while sending to the backend)", DatabaseOutage.summary(new RuntimeException("undeclared", commit)));
+    }
+
+    @Test
+    void theSummaryOfAFailureBeforeTheCommitSaysNothingWasApplied() {
+        SQLException refused = new SQLException("Could not find a server with specified targetServerType: primary", "08001");
+        assertEquals("nothing was applied (SQLException 08001: Could not find a server with specified targetServerType:"
+                + " primary)", DatabaseOutage.summary(new RuntimeException(
+                new org.hibernate.exception.JDBCConnectionException("Unable to acquire JDBC Connection", refused))));
+        assertNull(DatabaseOutage.summary(new IllegalStateException("a bug")));
+    }
+
     @Test
     void otherFailuresAreNotOutages() {
         assertNull(DatabaseOutage.of(new IllegalStateException("a bug")));

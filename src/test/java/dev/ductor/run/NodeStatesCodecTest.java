@@ -41,7 +41,7 @@ class NodeStatesCodecTest {
         nodes.put("c", NodeState.pending());
         nodes.put("a", new NodeState(NodeStatus.SUCCEEDED, 1,
                 tree("{\"exact\": 0.1000000000000000055511151231257827, \"big\": 1e400, \"s\": \"\\u00e9\\\"\", \"list\": [1, null]}"), null));
-        nodes.put("b", new NodeState(NodeStatus.FAILED, 3, NullNode.getInstance(), "boom \"quoted\"\nline"));
+        nodes.put("b", new NodeState(NodeStatus.FAILED, 3, NullNode.getInstance(), "boom \"quoted\"\nline", 2));
 
         Map<String, NodeState> back = codec.read(codec.write(nodes), definition());
 

@@ -16,6 +16,16 @@ public sealed interface Input {
     record TaskFailed(long id, String node, int attempt, String error, boolean retryable) implements Input {
     }
 
+    /**
+     * The attempt's lease ran out: its pod or external worker died, stalled, or lost the database before it could
+     * report. Not the handler's failure, so it does not spend the node's {@code maxAttempts}: the node is dispatched
+     * again as a new attempt, up to {@code retryBudget} times per node (the reaper's
+     * {@code ductor.worker.lease-expiry-retries} when it reaped this lease). Past the budget it is a failed attempt
+     * like any other.
+     */
+    record LeaseExpired(long id, String node, int attempt, String error, int retryBudget) implements Input {
+    }
+
     record TimerFired(long id, String node) implements Input {
     }
 

@@ -75,7 +75,11 @@ public final class StateChecksum {
     private static void appendNodes(Map<String, NodeState> nodes, StringBuilder canonical) {
         new TreeMap<>(nodes).forEach((id, node) -> {
             CanonicalJson.quote(id, canonical);
-            canonical.append('|').append(node.state()).append('|').append(node.attempts()).append('|');
+            canonical.append('|').append(node.state()).append('|').append(node.attempts());
+            if (node.leaseRetries() != 0) { // only then: a node without any seals as it did before the field existed
+                canonical.append('+').append(node.leaseRetries());
+            }
+            canonical.append('|');
             CanonicalJson.write(node.output(), canonical);
             canonical.append('|');
             if (node.error() != null) {

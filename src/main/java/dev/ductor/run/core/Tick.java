@@ -7,6 +7,7 @@ import dev.ductor.run.core.Effect.DispatchTask;
 import dev.ductor.run.core.Effect.ScheduleTimer;
 import dev.ductor.run.core.Input.CancelRequested;
 import dev.ductor.run.core.Input.ForceFail;
+import dev.ductor.run.core.Input.LeaseExpired;
 import dev.ductor.run.core.Input.SignalReceived;
 import dev.ductor.run.core.Input.TaskCompleted;
 import dev.ductor.run.core.Input.TaskFailed;
@@ -107,6 +108,11 @@ public final class Tick {
             if (isCurrentAttempt(failed.node(), failed.attempt())) {
                 retryOrFail(failed);
             }
+        } else if (input instanceof LeaseExpired expired) {
+            consumed.add(expired.id());
+            if (isCurrentAttempt(expired.node(), expired.attempt())) {
+                dispatchAgainOrFail(expired);
+            }
         } else if (input instanceof TimerFired fired) {
             consumed.add(fired.id());
             fireTimer(fired.node());
@@ -172,8 +178,9 @@ public final class Tick {
     private void retryOrFail(TaskFailed failed) {
         NodeDefinition definition = definitions.get(failed.node());
         int next = failed.attempt() + 1;
-        if (failed.retryable() && next <= definition.retry().maxAttempts()) {
-            Duration delay = definition.retry().delayBefore(next);
+        int policyNext = nodes.get(failed.node()).policyAttempts() + 1; // dispatches after a lost lease do not count
+        if (failed.retryable() && policyNext <= definition.retry().maxAttempts()) {
+            Duration delay = definition.retry().delayBefore(policyNext);
             move(failed.node(), NodeStatus.RUNNING, "attempt " + failed.attempt() + " failed: " + failed.error()
                     + "; attempt " + next + " in " + delay);
             nodes.compute(failed.node(), (id, n) -> n.withAttempts(next).withError(failed.error()));
@@ -182,6 +189,31 @@ public final class Tick {
             move(failed.node(), NodeStatus.FAILED, "attempt " + failed.attempt() + " failed"
                     + (failed.retryable() ? " (no attempts left)" : " (not retryable)") + ": " + failed.error());
             nodes.compute(failed.node(), (id, n) -> n.withError(failed.error()));
+        }
+    }
+
+    /**
+     * A lost lease: the same node again under the next attempt number (so a late report of the lost one is fenced
+     * off and its inbox key stays its own), at once and outside the retry policy, while the budget lasts.
+     */
+    private void dispatchAgainOrFail(LeaseExpired expired) {
+        NodeDefinition definition = definitions.get(expired.node());
+        int retries = nodes.get(expired.node()).leaseRetries();
+        if (retries < expired.retryBudget()) {
+            int next = expired.attempt() + 1;
+            move(expired.node(), NodeStatus.RUNNING, "attempt " + expired.attempt() + " failed: " + expired.error()
+                    + "; attempt " + next + " now, retry " + (retries + 1) + " of " + expired.retryBudget()
+                    + " for lost leases, not counted against maxAttempts");
+            nodes.compute(expired.node(), (id, n) -> n.withAttempts(next).withLeaseRetries(retries + 1)
+                    .withError(expired.error()));
+            effects.add(dispatch(definition, next, now));
+        } else {
+            int times = retries + 1;
+            String error = "lease expired " + (times == 1 ? "once" : times + " times") + ": "
+                    + expired.error().replaceFirst("^lease expired: ", "");
+            move(expired.node(), NodeStatus.FAILED, "attempt " + expired.attempt() + " failed: " + error + " ("
+                    + retries + " retries for lost leases spent)");
+            nodes.compute(expired.node(), (id, n) -> n.withError(error));
         }
     }
 

@@ -144,6 +144,23 @@ class StateChecksumTest {
     }
 
     @Test
+    void differentLeaseRetriesGiveDifferentChecksum() {
+        assertNotEquals(sum("x", A), sum("x", new NodeState(A.state(), A.attempts(), A.output(), A.error(), 1)));
+        assertNotEquals(sum("x", new NodeState(A.state(), 3, A.output(), A.error(), 1)),
+                sum("x", new NodeState(A.state(), 3, A.output(), A.error(), 2)));
+    }
+
+    /** Computed by the code before {@code leaseRetries} existed: rows sealed then must still match. */
+    private static final String V2_SEAL_BEFORE_LEASE_RETRIES =
+            "v2:cc6dd684a7a498593b4a93f5511ff619b4fe9a309d5709e07eb6ce884a47ae0b";
+
+    @Test
+    void aNodeWithNoLeaseRetriesSealsAsBeforeTheFieldExisted() {
+        assertEquals(V2_SEAL_BEFORE_LEASE_RETRIES,
+                StateChecksum.of(running(Map.of("a", new NodeState(NodeStatus.RUNNING, 2, null, "boom")))));
+    }
+
+    @Test
     void differentOutputGivesDifferentChecksum() {
         assertNotEquals(sum("x", A), sum("x", new NodeState(A.state(), A.attempts(), json("{\"a\": 1, \"b\": 3}"), null)));
         assertNotEquals(sum("x", A), sum("x", new NodeState(A.state(), A.attempts(), null, null)));
