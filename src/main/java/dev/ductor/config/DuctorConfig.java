@@ -126,6 +126,10 @@ public interface DuctorConfig {
         /** Where dev-keys/ and dev-tokens/ are written. */
         @WithDefault(".ductor")
         String dir();
+
+        /** How long a dev token is valid; every start issues new ones. */
+        @WithDefault("12h")
+        Duration lifetime();
     }
 
     interface Coordinator {
