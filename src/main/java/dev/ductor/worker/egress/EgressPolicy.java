@@ -32,16 +32,20 @@ public final class EgressPolicy {
 
     private record Entries(List<AddressRange> ranges, List<String> names) {
 
-        static Entries of(List<String> entries) {
+        static Entries of(List<String> entries, String setting) {
             List<AddressRange> ranges = new ArrayList<>();
             List<String> names = new ArrayList<>();
             for (String raw : entries) {
-                String entry = raw.strip().toLowerCase(Locale.ROOT);
+                String entry = normalized(raw);
                 if (entry.isEmpty()) {
                     continue;
                 }
                 if (AddressRange.looksLikeRange(entry)) {
-                    ranges.add(AddressRange.parse(entry));
+                    try {
+                        ranges.add(AddressRange.parse(entry));
+                    } catch (IllegalArgumentException e) {
+                        throw new IllegalArgumentException(setting + ": " + e.getMessage(), e);
+                    }
                 } else {
                     names.add(entry);
                 }
@@ -54,9 +58,15 @@ public final class EgressPolicy {
         }
 
         private static boolean nameMatches(String entry, String host) {
-            String name = host.toLowerCase(Locale.ROOT);
+            String name = normalized(host);
             return entry.startsWith("*.") ? name.endsWith(entry.substring(1)) : name.equals(entry);
         }
+    }
+
+    /** Host names compare without case and without the root's trailing dot ({@code example.com.} is example.com). */
+    private static String normalized(String name) {
+        String stripped = name.strip().toLowerCase(Locale.ROOT);
+        return stripped.endsWith(".") ? stripped.substring(0, stripped.length() - 1) : stripped;
     }
 
     private final Entries allow;
@@ -77,7 +87,7 @@ public final class EgressPolicy {
      * @throws IllegalArgumentException for an entry that looks like an address but is not one
      */
     public static EgressPolicy of(List<String> allow, List<String> deny, Set<Integer> ownPorts, Predicate<InetAddress> ownAddress) {
-        return new EgressPolicy(Entries.of(allow), Entries.of(deny), ownPorts, ownAddress);
+        return new EgressPolicy(Entries.of(allow, "ductor.http.allow"), Entries.of(deny, "ductor.http.deny"), ownPorts, ownAddress);
     }
 
     /** Judges a call to {@code host:port} that would connect to one of {@code addresses} (all of them are checked). */

@@ -1,6 +1,10 @@
 package dev.ductor.worker.egress;
 
 import dev.ductor.config.DuctorConfig;
+import dev.ductor.config.StartupOrder;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
@@ -24,6 +28,12 @@ public class PodHttpSettings {
     @Inject Config raw;
 
     private volatile HttpSettings settings;
+
+    /** A malformed allow or deny entry stops the start, naming the setting, rather than failing every http step later. */
+    void validate(@Observes @Priority(StartupOrder.BEFORE_LOOPS) StartupEvent event) {
+        DuctorConfig.Http http = config.http();
+        EgressPolicy.of(http.allow().orElse(List.of()), http.deny().orElse(List.of()), Set.of(), address -> false);
+    }
 
     public HttpSettings get() {
         HttpSettings current = settings;

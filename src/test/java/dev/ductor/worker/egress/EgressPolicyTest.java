@@ -90,6 +90,22 @@ class EgressPolicyTest {
     }
 
     @Test
+    void aMalformedEntryIsRefusedNamingItsSetting() {
+        IllegalArgumentException bad = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> policy(List.of("10.0.0.0/33"), List.of()));
+        assertTrue(bad.getMessage().contains("ductor.http.allow") && bad.getMessage().contains("10.0.0.0/33"), bad.getMessage());
+        IllegalArgumentException badDeny = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> policy(List.of(), List.of("300.1.2.3")));
+        assertTrue(badDeny.getMessage().contains("ductor.http.deny"), badDeny.getMessage());
+    }
+
+    @Test
+    void hostNamesMatchWhateverTheirCaseOrTrailingDot() throws Exception {
+        EgressPolicy policy = policy(List.of("Payments.Internal"), List.of());
+        assertTrue(allowed(policy, "PAYMENTS.internal.", 80, "10.1.1.1"));
+    }
+
+    @Test
     void theRefusalNamesTheAddressAndTheSetting() throws Exception {
         String reason = byDefault().check("metadata", 80, List.of(InetAddress.getByName("169.254.169.254"))).reason();
         assertTrue(reason.contains("169.254.169.254") && reason.contains("ductor.http.allow"), reason);
