@@ -2,11 +2,15 @@ package dev.ductor.api;
 
 import dev.ductor.error.NotFoundException;
 import dev.ductor.security.DevTokenIssuer;
+import dev.ductor.security.Loopback;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.SocketAddress;
 import jakarta.annotation.security.PermitAll;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
@@ -16,8 +20,10 @@ import java.util.TreeMap;
 /**
  * The console's dev sign-in: the tokens start-up already logged and wrote to {@code .ductor/dev-tokens/}, handed out
  * without a token, and only where {@code ductor.dev-tokens.enabled} is true (dev, tests, the embedded trial) and the
- * dev key is in use; anywhere else this route is a 404, as if it did not exist. {@code @PermitAll} because
- * unannotated endpoints are denied: the route walk lists it as the one open route under /api/v1.
+ * dev key is in use; anywhere else this route is a 404, as if it did not exist. It answers callers on this machine only
+ * (a loopback address, whatever address the server listens on): from anywhere else it is a 404 too, since these
+ * tokens include an admin's. {@code @PermitAll} because unannotated endpoints are denied: the route walk lists it as
+ * the one open route under /api/v1.
  */
 @Path("/api/v1/dev-tokens")
 @Produces(MediaType.APPLICATION_JSON)
@@ -32,10 +38,15 @@ public class DevTokenResource {
     }
 
     @GET
-    public DevTokens get() {
+    public DevTokens get(@Context HttpServerRequest request) {
         Map<String, String> issued = issuer.issued();
         if (issued.isEmpty()) {
             throw new NotFoundException("Dev tokens", DevTokenIssuer.DEMO_TENANT);
+        }
+        SocketAddress caller = request == null ? null : request.remoteAddress();
+        if (!Loopback.isLoopbackCaller(caller == null ? null : caller.hostAddress())) {
+            throw new NotFoundException("Dev tokens are handed out to callers on this machine (loopback) only; read them"
+                    + " from the server's log or its .ductor/dev-tokens/ directory instead");
         }
         return new DevTokens(DevTokenIssuer.DEMO_TENANT, new TreeMap<>(issued));
     }

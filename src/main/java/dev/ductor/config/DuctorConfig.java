@@ -33,6 +33,31 @@ public interface DuctorConfig {
 
     Starts starts();
 
+    Http http();
+
+    /** Bounds of the in-process {@code http} step (worker/egress): where it may connect, how long, how much. */
+    interface Http {
+        /**
+         * CIDR blocks, addresses, host names or {@code *.suffix} patterns a step may reach although they are refused
+         * by default (loopback, link-local, private ranges); never the pod's own port on its own address.
+         */
+        java.util.Optional<List<String>> allow();
+
+        /** CIDR blocks, addresses, host names or {@code *.suffix} patterns a step may never reach; wins over allow. */
+        java.util.Optional<List<String>> deny();
+
+        /** The longest a whole exchange may take, body included; a step's timeoutMs can only shorten it. */
+        @WithDefault("30s")
+        Duration maxTime();
+
+        /** The largest answer a step reads; past it the step fails (not retried). */
+        @WithDefault("1048576")
+        long maxResponseBytes();
+
+        /** Header values a step names with {@code "auth": {"secretRef": "<name>"}}, e.g. from DUCTOR_HTTP_SECRETS_<NAME>. */
+        Map<String, String> secrets();
+    }
+
     interface Starts {
         /**
          * How long a group of API starts waits for more to join it before it commits, when the group before it was
@@ -126,6 +151,10 @@ public interface DuctorConfig {
         /** Where dev-keys/ and dev-tokens/ are written. */
         @WithDefault(".ductor")
         String dir();
+
+        /** How long a dev token is valid; every start issues new ones. */
+        @WithDefault("12h")
+        Duration lifetime();
     }
 
     interface Coordinator {

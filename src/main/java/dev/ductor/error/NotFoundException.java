@@ -7,6 +7,11 @@ public class NotFoundException extends DuctorException {
         super(what + " '" + id + "' does not exist");
     }
 
+    /** A resource that exists but is not there for this caller, said in its own words. */
+    public NotFoundException(String message) {
+        super(message);
+    }
+
     @Override
     public int status() {
         return 404;

@@ -3,6 +3,7 @@ package dev.ductor.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.error.IdempotencyKeyReusedException;
 import dev.ductor.error.PreconditionRequiredException;
+import dev.ductor.error.UndeclaredSignalException;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.metrics.DuctorMetrics;
 import dev.ductor.queue.NewQueueItem;
@@ -10,6 +11,7 @@ import dev.ductor.queue.QueueRepository;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.RequestFingerprint;
 import dev.ductor.run.core.TickResult;
+import dev.ductor.workflow.WorkflowService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -37,10 +39,12 @@ public class RunOperations {
     private final QueueRepository queue;
     private final DuctorMetrics metrics;
     private final Clock clock;
+    private final WorkflowService workflows;
 
     @Inject
     public RunOperations(EntityManager em, RunQueries queries, RunCommitter committer, RunInbox inbox,
-                         QueueRepository queue, DuctorMetrics metrics, Clock clock) {
+                         QueueRepository queue, DuctorMetrics metrics, Clock clock, WorkflowService workflows) {
+        this.workflows = workflows;
         this.em = em;
         this.queries = queries;
         this.committer = committer;
@@ -50,7 +54,10 @@ public class RunOperations {
         this.clock = clock;
     }
 
-    /** True when the signal is new, false for a repeat of an idempotency key already delivered. */
+    /**
+     * True when the signal is new, false for a repeat of an idempotency key already delivered. A signal that no node of
+     * the run's revision declares is refused ({@link UndeclaredSignalException}), naming the ones it does.
+     */
     @Transactional
     public boolean signal(String tenant, UUID runId, String name, JsonNode payload, String idempotencyKey) {
         RunQueries.RunHeader run = queries.header(tenant, runId);
@@ -58,16 +65,34 @@ public class RunOperations {
         if (outcome == SignalOutcome.NOT_RUNNING) {
             throw new RunTerminalException(runId, run.status(), "the signal '" + name + "'");
         }
+        if (outcome == SignalOutcome.UNDECLARED) {
+            throw undeclared(run, name);
+        }
         return outcome == SignalOutcome.ACCEPTED;
     }
 
     /** What became of a signal offered with {@link #signalIfRunning}. */
-    public enum SignalOutcome { ACCEPTED, DUPLICATE, NOT_RUNNING }
+    public enum SignalOutcome { ACCEPTED, DUPLICATE, NOT_RUNNING, UNDECLARED }
+
+    /** The signals the run's revision declares, for saying why one was {@link SignalOutcome#UNDECLARED}. */
+    @Transactional
+    public UndeclaredSignalException undeclared(String tenant, UUID runId, String name) {
+        return undeclared(queries.header(tenant, runId), name);
+    }
+
+    private UndeclaredSignalException undeclared(RunQueries.RunHeader run, String name) {
+        return new UndeclaredSignalException(run.runId(), name, run.workflowName(), run.workflowRevision(), declaredSignals(run));
+    }
+
+    private List<String> declaredSignals(RunQueries.RunHeader run) {
+        return workflows.revision(run.tenant(), run.workflowName(), run.workflowRevision()).declaredSignals();
+    }
 
     /**
      * As {@link #signal}, for callers that signal runs inside a transaction of their own (event rules): a run
-     * that has finished is reported as {@link SignalOutcome#NOT_RUNNING} instead of thrown, because an exception
-     * leaving this method would mark the caller's whole transaction for rollback.
+     * that has finished is reported as {@link SignalOutcome#NOT_RUNNING}, a signal its revision does not declare as
+     * {@link SignalOutcome#UNDECLARED}, instead of thrown, because an exception leaving this method would mark the
+     * caller's whole transaction for rollback.
      */
     @Transactional
     public SignalOutcome signalIfRunning(String tenant, UUID runId, String name, JsonNode payload, String idempotencyKey) {
@@ -85,6 +110,10 @@ public class RunOperations {
             }
             metrics.signal("rejected");
             return SignalOutcome.NOT_RUNNING;
+        }
+        if (!declaredSignals(run).contains(name)) {
+            metrics.signal("rejected");
+            return SignalOutcome.UNDECLARED;
         }
         Instant now = clock.instant();
         boolean fresh = inbox.deliver(runId, InboxKind.SIGNAL, "signal:" + idempotencyKey, null, null, null, signal.toString(), now);

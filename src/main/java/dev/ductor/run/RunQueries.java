@@ -60,7 +60,7 @@ public class RunQueries {
     }
 
     /** What a command needs to know of a run before it writes to its inbox. */
-    record RunHeader(UUID runId, String tenant, String tier, String status) {
+    record RunHeader(UUID runId, String tenant, String tier, String status, String workflowName, int workflowRevision) {
     }
 
     /**
@@ -72,11 +72,11 @@ public class RunQueries {
     RunHeader header(String tenant, UUID runId) {
         RunHeader header = em.unwrap(Session.class).doReturningWork(connection -> {
             try (PreparedStatement select = connection.prepareStatement(
-                    "SELECT tier, status FROM eec_workflow_run WHERE run_id = ? AND tenant = ?")) {
+                    "SELECT tier, status, workflow_name, workflow_revision FROM eec_workflow_run WHERE run_id = ? AND tenant = ?")) {
                 select.setObject(1, runId);
                 select.setString(2, tenant);
                 try (ResultSet rs = select.executeQuery()) {
-                    return rs.next() ? new RunHeader(runId, tenant, rs.getString(1), rs.getString(2)) : null;
+                    return rs.next() ? new RunHeader(runId, tenant, rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4)) : null;
                 }
             }
         });

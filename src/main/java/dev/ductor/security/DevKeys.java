@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.NoSuchAlgorithmException;
@@ -54,9 +53,10 @@ public final class DevKeys {
                         return;
                     }
                     KeyPair pair = generate();
-                    writePem(privateKeyFile(), "PRIVATE KEY", pair.getPrivate().getEncoded());
-                    restrictToOwner(privateKeyFile());
-                    writePem(publicKeyFile(), "PUBLIC KEY", pair.getPublic().getEncoded());
+                    // Only a dev key, but still a signing key: created readable by its owner alone, never for a moment
+                    // by other local users, who could mint admin tokens with it.
+                    OwnerOnlyFile.write(privateKeyFile(), pem("PRIVATE KEY", pair.getPrivate().getEncoded()));
+                    Files.writeString(publicKeyFile(), pem("PUBLIC KEY", pair.getPublic().getEncoded()), StandardCharsets.US_ASCII);
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException("Could not create the dev JWT key pair in " + directory, e);
@@ -74,16 +74,8 @@ public final class DevKeys {
         }
     }
 
-    private static void writePem(Path file, String type, byte[] der) throws IOException {
+    private static String pem(String type, byte[] der) {
         String body = Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der);
-        String pem = "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n";
-        Files.writeString(file, pem, StandardCharsets.US_ASCII);
-    }
-
-    /** Only a dev key, but still a signing key: no other local user should mint admin tokens with it. */
-    private static void restrictToOwner(Path file) throws IOException {
-        if (Files.getFileStore(file).supportsFileAttributeView("posix")) {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        }
+        return "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n";
     }
 }

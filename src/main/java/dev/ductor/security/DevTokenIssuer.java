@@ -13,8 +13,6 @@ import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
@@ -33,13 +31,17 @@ public class DevTokenIssuer {
 
     static final String ENABLED = "ductor.dev-tokens.enabled";
     static final String DIR = "ductor.dev-tokens.dir";
+    static final String LIFETIME = "ductor.dev-tokens.lifetime";
     static final String DEFAULT_DIR = ".ductor";
 
     public static final String DEMO_TENANT = "demo";
     public static final List<String> ROLES = List.of("admin", "operator", "client", "worker");
 
-    /** Long enough for a day-to-day dev setup, short enough that a leaked dev token expires on its own. */
-    private static final Duration VALIDITY = Duration.ofDays(30);
+    /**
+     * A working day with room to spare, short enough that a leaked dev token soon expires on its own; every start
+     * issues new ones, so a restart is all it takes to get fresh tokens.
+     */
+    static final Duration DEFAULT_LIFETIME = Duration.ofHours(12);
     private static final Logger LOG = Logger.getLogger(DevTokenIssuer.class);
 
     @ConfigProperty(name = ENABLED, defaultValue = "false")
@@ -47,6 +49,12 @@ public class DevTokenIssuer {
 
     @ConfigProperty(name = DIR, defaultValue = DEFAULT_DIR)
     Path dir;
+
+    @ConfigProperty(name = LIFETIME, defaultValue = "12h")
+    Duration lifetime = DEFAULT_LIFETIME;
+
+    @ConfigProperty(name = "quarkus.http.host", defaultValue = "0.0.0.0")
+    String httpHost;
 
     @Inject Config config;
 
@@ -67,6 +75,12 @@ public class DevTokenIssuer {
             LOG.infof("Ductor dev token role=%s tenant=%s: %s", role, DEMO_TENANT, token);
             write(tokenDir.resolve(role + ".jwt"), token);
             issued.put(role, token);
+        }
+        if (!Loopback.isLoopbackBinding(httpHost)) {
+            LOG.warnf("Ductor listens on %s, not on loopback only, while dev tokens are enabled: anyone who can reach this"
+                    + " address can use a leaked dev token. /api/v1/dev-tokens still answers callers on this machine only."
+                    + " Bind to 127.0.0.1 (quarkus.http.host) or configure a real verification key and"
+                    + " ductor.dev-tokens.enabled=false", httpHost);
         }
     }
 
@@ -91,14 +105,13 @@ public class DevTokenIssuer {
                 .upn(subject)
                 .groups(Set.copyOf(roles))
                 .claim(CallerContext.TENANT_CLAIM, tenant)
-                .expiresIn(VALIDITY)
+                .expiresIn(lifetime == null ? DEFAULT_LIFETIME : lifetime)
                 .sign();
     }
 
     private static void write(Path file, String token) {
         try {
-            Files.createDirectories(file.getParent());
-            Files.writeString(file, token, StandardCharsets.US_ASCII);
+            OwnerOnlyFile.write(file, token);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not write the dev token " + file.toAbsolutePath(), e);
         }

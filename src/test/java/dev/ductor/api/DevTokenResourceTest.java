@@ -19,7 +19,7 @@ class DevTokenResourceTest {
     void withoutIssuedDevTokensTheRouteIsNotFound() {
         DevTokenResource resource = new DevTokenResource();
         resource.issuer = new DevTokenIssuer(); // never started: dev tokens off, nothing issued
-        NotFoundException notFound = assertThrows(NotFoundException.class, resource::get);
+        NotFoundException notFound = assertThrows(NotFoundException.class, () -> resource.get(null));
         assertEquals(404, notFound.status());
     }
 }

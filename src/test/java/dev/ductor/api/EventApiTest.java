@@ -237,6 +237,23 @@ class EventApiTest {
         assertEquals(List.of(rule), finished.getList("skipped.rule"));
     }
 
+    @Test
+    void aSignalRuleWhoseSignalTheRunsRevisionDoesNotDeclareReportsItInsteadOfDroppingIt() {
+        String workflow = api().define(AWAITS_PAYMENT);
+        String runId = api().as("client").body("{\"correlationKey\": \"order-77\"}").post("/api/v1/workflows/{name}/runs", workflow)
+                .then().statusCode(201).extract().path("runId");
+        String rule = rule("{\"on\": \"payment.refunded\", \"signal\": {\"name\": \"refunded\"}}");
+
+        JsonPath receipt = send(event("payment.refunded", "order-77", "{}", fresh())).then().statusCode(202).extract().jsonPath();
+
+        assertEquals(List.of(), receipt.getList("signalled"), receipt.prettify());
+        assertEquals(List.of(rule), receipt.getList("skipped.rule"), receipt.prettify());
+        String reason = receipt.getString("skipped[0].reason");
+        assertTrue(reason.contains(runId) && reason.contains("'refunded'") && reason.contains("paid"), reason);
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1", UUID.fromString(runId)),
+                "nothing was delivered");
+    }
+
     // ---- exactly once ------------------------------------------------------------------------------------
 
     private List<HttpResponse<String>> concurrently(int threads, String body) throws Exception {

@@ -68,6 +68,24 @@ class SignalDeliveryTest {
     }
 
     @Test
+    void aSignalNoNodeOfTheRunsRevisionDeclaresIs422NamingTheDeclaredOnesAndIsNotKept() {
+        String runId = start(define("{\"nodes\":[{\"id\":\"pay\",\"type\":\"signal\",\"signal\":\"paid\"},"
+                + "{\"id\":\"ship\",\"type\":\"signal\",\"signal\":\"shipped\",\"dependsOn\":[\"pay\"]}]}"));
+
+        Response refused = as("client").body("{\"name\":\"payd\",\"idempotencyKey\":\"typo-1\"}")
+                .post("/api/v1/runs/{id}/signals", runId);
+
+        assertEquals(422, refused.statusCode(), refused::asString);
+        assertEquals("application/problem+json", refused.contentType().split(";")[0]);
+        assertEquals(List.of("paid", "shipped"), refused.jsonPath().getList("declaredSignals"), refused.asString());
+        assertTrue(refused.jsonPath().getString("detail").contains("payd"), refused.asString());
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1", UUID.fromString(runId)),
+                "nothing was delivered");
+        assertEquals(202, as("client").body("{\"name\":\"paid\",\"idempotencyKey\":\"pay-1\"}")
+                .post("/api/v1/runs/{id}/signals", runId).statusCode(), "a declared signal is still accepted");
+    }
+
+    @Test
     void theSameSignalSentAHundredTimesAtOnceIsDeliveredOnce() throws Exception {
         String runId = start(define("{\"nodes\":[{\"id\":\"paid\",\"type\":\"signal\",\"signal\":\"paid\"},"
                 + "{\"id\":\"ship\",\"type\":\"task\",\"handler\":\"noop\",\"dependsOn\":[\"paid\"]}]}"));

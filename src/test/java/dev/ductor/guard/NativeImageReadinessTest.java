@@ -81,6 +81,8 @@ class NativeImageReadinessTest {
         declare("dev.ductor.error.BadRequestException#extensions -> return", "field: the name of the bad field, a String");
         declare("dev.ductor.error.IdempotencyKeyReusedException#extensions -> return",
                 "idempotencyKey (the reused key) and field (\"idempotencyKey\"), both Strings");
+        declare("dev.ductor.error.UndeclaredSignalException#extensions -> return",
+                "runId, signal and field (Strings) and declaredSignals (a List of Strings)");
         declare("dev.ductor.error.ConflictException#extensions -> return",
                 "the map its constructor was given: every ConflictException constructor call, subclasses' included, is checked");
         declare("dev.ductor.error.VersionConflictException#extensions -> return",

@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * docs/operations.md is the configuration reference: every {@code ductor.*} key of {@link DuctorConfig} must
  * appear there, so a new setting cannot ship undocumented. Keys are derived from the mapping the way SmallRye
- * Config does (method names in kebab case, nested groups as segments, a map as {@code .<name>}).
+ * Config does (method names in kebab case, nested groups as segments, a map as {@code .<name>}, the tier weights'
+ * as {@code .<tier>}).
  */
 @Tag("unit")
 class OperationsDocCoversConfigTest {
@@ -53,7 +54,7 @@ class OperationsDocCoversConfigTest {
             if (type.isInterface() && type.getEnclosingClass() == DuctorConfig.class) {
                 keys.addAll(keys(key, type));
             } else if (Map.class.isAssignableFrom(type)) {
-                keys.add(key + ".<tier>");
+                keys.add(key + (method.getName().equals("tierWeights") ? ".<tier>" : ".<name>"));
             } else {
                 keys.add(key);
             }

@@ -111,7 +111,10 @@ final class Pods implements AutoCloseable {
                 "-Dquarkus.http.port=" + port,
                 "-Dquarkus.http.host=127.0.0.1",
                 "-Dductor.dev-tokens.dir=" + tokenDir,
-                "-Dductor.pod-name=" + name));
+                "-Dductor.pod-name=" + name,
+                // The ITs' http steps call servers the test runs on this machine, and some hold a call for minutes.
+                "-Dductor.http.allow=127.0.0.1",
+                "-Dductor.http.max-time=10m"));
         for (String property : properties) {
             options.add("-D" + property);
         }

@@ -39,8 +39,9 @@ import java.util.UUID;
  *       Both keys are derived, so even if two deliveries got past step 1 they could not start or signal twice;</li>
  *   <li>the outcome is stored with the event.</li>
  * </ol>
- * A rule that matches but cannot act (its workflow does not exist, no run is correlated) is reported as
- * skipped, not failed: the event is still accepted.
+ * A rule that matches but cannot act (its workflow does not exist, no run is correlated, a correlated run's revision
+ * declares no such signal) is reported as skipped, once per run where it is about a run, not failed: the event is
+ * still accepted.
  */
 @ApplicationScoped
 public class EventIngestion {
@@ -129,13 +130,18 @@ public class EventIngestion {
         }
         JsonNode payload = nullIfJsonNull(RuleTemplate.render(signal.payload(), event.type(), event.key(), event.payload()));
         int before = signalled.size();
+        boolean undeclared = false;
         for (UUID runId : runs.runningByCorrelation(tenant, event.key())) {
             RunOperations.SignalOutcome outcome = operations.signalIfRunning(tenant, runId, signal.name(), payload, key);
-            if (outcome != RunOperations.SignalOutcome.NOT_RUNNING) {
+            if (outcome == RunOperations.SignalOutcome.UNDECLARED) {
+                // Reported per run rather than dropped in silence: the rule and the run's workflow disagree on a name.
+                undeclared = true;
+                skipped.add(new EventReceipt.SkippedRule(ruleName, operations.undeclared(tenant, runId, signal.name()).getMessage()));
+            } else if (outcome != RunOperations.SignalOutcome.NOT_RUNNING) {
                 signalled.add(new EventReceipt.SignalledRun(ruleName, runId));
             }
         }
-        if (signalled.size() == before) {
+        if (signalled.size() == before && !undeclared) {
             skipped.add(new EventReceipt.SkippedRule(ruleName, "no running run has the correlation key '" + event.key() + "'"));
         }
     }

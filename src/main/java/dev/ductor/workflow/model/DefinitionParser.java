@@ -57,8 +57,14 @@ public final class DefinitionParser {
             throw new InvalidDefinitionException(violations);
         }
         Map<String, NodeDefinition> nodes = new LinkedHashMap<>();
+        // Every id the document declares, its refused nodes' too: a node that depends on a node refused for its own
+        // fault (an unknown handler) depends on something that exists, and that fault is reported once, on its node.
+        Set<String> declared = new HashSet<>();
         int index = 0;
         for (JsonNode nodeJson : nodesJson) {
+            if (nodeJson.isObject() && nodeJson.path("id").isTextual()) {
+                declared.add(nodeJson.get("id").asText());
+            }
             NodeDefinition node = parseNode(nodeJson, index++, violations);
             if (node == null) {
                 continue;
@@ -67,7 +73,7 @@ public final class DefinitionParser {
                 violations.add(new Violation(node.id(), "id", "duplicate node id '" + node.id() + "'"));
             }
         }
-        checkDependencies(nodes, violations);
+        checkDependencies(nodes, declared, violations);
         if (violations.isEmpty()) {
             List<String> cycle = Cycles.find(nodes);
             if (!cycle.isEmpty()) {
@@ -135,10 +141,10 @@ public final class DefinitionParser {
         return new NodeDefinition(id, type, handler, pool, signal, timeout, duration, dependsOn, retry, input);
     }
 
-    private static void checkDependencies(Map<String, NodeDefinition> nodes, List<Violation> violations) {
+    private static void checkDependencies(Map<String, NodeDefinition> nodes, Set<String> declared, List<Violation> violations) {
         for (NodeDefinition node : nodes.values()) {
             for (String dependency : node.dependsOn()) {
-                if (!nodes.containsKey(dependency)) {
+                if (!declared.contains(dependency)) {
                     violations.add(new Violation(node.id(), "dependsOn", "unknown dependency '" + dependency + "'"));
                 }
             }

@@ -16,6 +16,11 @@ public record WorkflowDefinition(String name, List<NodeDefinition> nodes) {
         return nodes.stream().filter(n -> n.id().equals(id)).findFirst();
     }
 
+    /** The signal names the signal nodes wait for, sorted, each once: the only signals a run of this revision takes. */
+    public List<String> declaredSignals() {
+        return nodes.stream().filter(n -> n.type() == NodeType.SIGNAL).map(NodeDefinition::signal).distinct().sorted().toList();
+    }
+
     public Map<String, NodeDefinition> nodesById() {
         Map<String, NodeDefinition> byId = new LinkedHashMap<>();
         nodes.forEach(n -> byId.put(n.id(), n));

@@ -5,6 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpServer;
 import dev.ductor.worker.StepContext;
+import dev.ductor.worker.egress.EgressPolicy;
+import dev.ductor.worker.egress.HttpSettings;
+import io.vertx.core.Vertx;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -12,7 +15,10 @@ import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -31,9 +37,11 @@ class HttpHandlerTest {
 
     private final List<Headers> received = new CopyOnWriteArrayList<>();
     private HttpServer server;
+    private Vertx vertx;
 
     @BeforeEach
     void startServer() throws Exception {
+        vertx = Vertx.vertx();
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/charge", exchange -> {
             received.add(exchange.getRequestHeaders());
@@ -46,14 +54,16 @@ class HttpHandlerTest {
     }
 
     @AfterEach
-    void stopServer() {
+    void stopServer() throws Exception {
         server.stop(0);
+        vertx.close().toCompletionStage().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     private JsonNode call(StepContext step) throws Exception {
         JsonNode input = MAPPER.readTree("{\"url\":\"http://127.0.0.1:" + server.getAddress().getPort() + "/charge\","
                 + "\"method\":\"POST\",\"body\":{\"amount\":5}}");
-        return new HttpHandler().run(step, input);
+        return new HttpHandler(vertx, new HttpSettings(EgressPolicy.of(List.of("127.0.0.1"), List.of(), Set.of(), a -> false),
+                Duration.ofSeconds(10), 1024 * 1024, Map.of())).run(step, input);
     }
 
     @Test

@@ -21,6 +21,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The {@code http} handler as a workflow runs it: a task node of a run, dispatched by the coordinator and executed by
@@ -106,6 +107,19 @@ class HttpStepTest {
         assertEquals(List.of(new Call("POST", "/flaky", key(runId), "1", "{\"amount\":5}"),
                 new Call("POST", "/flaky", key(runId), "2", "{\"amount\":5}")), calls);
         assertEquals(2, node(runId).path("attempts").asInt());
+    }
+
+    @Test
+    void aStepCannotCallThisPodsOwnPortEvenWhereLoopbackIsAllowed() {
+        int ownPort = io.restassured.RestAssured.port; // tests allow 127.0.0.1 (application.properties)
+        String workflow = fixtures.define(TENANT, "{\"nodes\":[{\"id\":\"call\",\"type\":\"task\",\"handler\":\"http\","
+                + "\"input\":{\"url\":\"http://127.0.0.1:" + ownPort + "/q/metrics\"}}]}");
+        UUID runId = fixtures.start(TENANT, workflow);
+        fixtures.awaitStatus(runId, "FAILED");
+
+        JsonNode node = node(runId);
+        assertTrue(node.path("error").asText().contains("own port " + ownPort), node.toString());
+        assertEquals(1, node.path("attempts").asInt(), "a refusal is not retried: " + node);
     }
 
     @Test

@@ -168,6 +168,26 @@ class DefinitionParserTest {
     class Graph {
 
         @Test
+        void aNodeWithAnUnknownHandlerIsReportedOnceAndItsDependantsAreNotBlamed() {
+            InvalidDefinitionException e = refuseNodes("""
+                    [{"id": "a", "type": "task", "handler": "noop"},
+                     {"id": "b", "type": "task", "handler": "nope", "dependsOn": ["a"]},
+                     {"id": "c", "type": "task", "handler": "noop", "dependsOn": ["b"]}]""");
+            assertEquals(1, e.violations().size(), "each real fault once: " + e.violations());
+            assertViolation(e, "b", "handler", "unknown handler 'nope'");
+        }
+
+        @Test
+        void aDependencyOnAMissingNodeIsStillReportedBesideAnotherNodesFault() {
+            InvalidDefinitionException e = refuseNodes("""
+                    [{"id": "b", "type": "task", "handler": "nope"},
+                     {"id": "c", "type": "task", "handler": "noop", "dependsOn": ["b", "ghost"]}]""");
+            assertEquals(2, e.violations().size(), e.violations().toString());
+            assertViolation(e, "b", "handler", "unknown handler 'nope'");
+            assertViolation(e, "c", "dependsOn", "unknown dependency 'ghost'");
+        }
+
+        @Test
         void twoNodeCycleIsRefusedNamingANodeOnIt() {
             InvalidDefinitionException e = refuseNodes("""
                     [

@@ -36,7 +36,7 @@ export function render(main, _params, { navigate }) {
       h('span', { class: 'muted' }, `tenant ${data.tenant}`));
   }).catch(e => {
     clear(devRoles, e instanceof ApiError && e.status === 404
-      ? h('span', { class: 'muted' }, 'Not offered by this server (dev tokens are only handed out in dev and embedded mode).')
+      ? h('span', { class: 'muted' }, 'Not offered here: dev tokens are handed out in dev and embedded mode only, and only to a browser on the server’s own machine.')
       : problem(e));
   });
 }
