@@ -1,6 +1,7 @@
 package dev.ductor.config;
 
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
 
 import java.math.BigDecimal;
 
@@ -13,6 +14,13 @@ public final class JsonLimits {
 
     /** Far deeper than any payload needs, far shallower than what would exhaust a thread's stack in a recursive walk. */
     public static final int MAX_NESTING_DEPTH = 500;
+
+    /**
+     * Levels a payload (a run's input, a signal's or event's payload, a task's output, a rule's templates) may nest. Well inside
+     * {@link #MAX_NESTING_DEPTH}: what Ductor stores wraps a payload deeper (a node's output in the node states, a child
+     * run's output in its parent's), and a stored document that no longer read back would stop its run.
+     */
+    public static final int MAX_PAYLOAD_DEPTH = 100;
 
     /** Digits a number may have when written out in full ({@code 1e1000} has 1001): PostgreSQL's jsonb stores it so. */
     public static final int MAX_NUMBER_DIGITS = 1000;
@@ -52,5 +60,21 @@ public final class JsonLimits {
 
     public static boolean fitsWrittenOut(BigDecimal number) {
         return plainDigits(number) <= MAX_NUMBER_DIGITS;
+    }
+
+    /** Objects and arrays count a level each; the reader bounds the recursion ({@link #MAX_NESTING_DEPTH}). */
+    public static boolean nestsAtMost(JsonNode value, int levels) {
+        if (!value.isContainerNode()) {
+            return true;
+        }
+        if (levels == 0) {
+            return false;
+        }
+        for (JsonNode child : value) {
+            if (!nestsAtMost(child, levels - 1)) {
+                return false;
+            }
+        }
+        return true;
     }
 }
