@@ -61,7 +61,7 @@ public final class BoundedNumbers {
         public JsonNode deserialize(JsonParser parser, DeserializationContext context) throws IOException {
             try {
                 return super.deserialize(parser, context);
-            } catch (TooLong refused) {
+            } catch (TooLong | NumberFormatException refused) { // the latter: an exponent past what BigDecimal holds
                 String field = field(parser.getParsingContext());
                 throw new BadRequestException(field, (field == null ? "the body" : field) + " is a number of more than "
                         + JsonLimits.MAX_NUMBER_DIGITS + " digits written out in full (an exponent too large or too small)."
