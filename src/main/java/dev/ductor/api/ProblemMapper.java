@@ -102,6 +102,12 @@ public class ProblemMapper {
             return respond(Problem.of("client-closed", "Client closed request", 499,
                     "the connection was closed before the answer", path(uri), Map.of()));
         }
+        if (isChunkedBodyTooLarge(e)) {
+            // The HTTP layer has already answered 413 and closed the connection: a client's mistake, not ours.
+            LOG.debugf("a body sent in chunks passed the HTTP layer's limit on %s", path(uri));
+            return respond(Problem.of("payload-too-large", "Payload too large", 413,
+                    "the request body is over 1 MiB. Nothing was applied.", path(uri), Map.of()));
+        }
         LOG.error("unexpected error", e);
         return respond(Problem.of("internal", "Internal error", 500,
                 "something went wrong on our side; the request may not have been applied, and it is logged", path(uri), Map.of()));
@@ -113,6 +119,16 @@ public class ProblemMapper {
             root = root.getCause();
         }
         return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+
+    /** Vert.x's input stream, reading a body without Content-Length past {@code quarkus.http.limits.max-body-size}. */
+    private static boolean isChunkedBodyTooLarge(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.io.IOException && "Request too large".equals(cause.getMessage())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isClientHangUp(Throwable e) {

@@ -2,6 +2,7 @@ package dev.ductor.security;
 
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.jwt.build.Jwt;
+import io.smallrye.jwt.build.JwtClaimsBuilder;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.ductor.config.StartupOrder;
 import jakarta.annotation.Priority;
@@ -97,16 +98,20 @@ public class DevTokenIssuer {
         return mint(List.of(role), tenant);
     }
 
-    /** A dev token for subject {@code dev-<roles joined by '-'>} holding all the given roles. */
+    /**
+     * A dev token for subject {@code dev-<roles joined by '-'>} holding all the given roles; for the configured audience,
+     * if one is ({@code mp.jwt.verify.audiences}), so dev tokens keep working where audiences are checked.
+     */
     public String mint(Collection<String> roles, String tenant) {
         String subject = "dev-" + String.join("-", roles);
-        return Jwt.issuer(JwtSettings.DEV_ISSUER)
+        JwtClaimsBuilder token = Jwt.issuer(JwtSettings.DEV_ISSUER)
                 .subject(subject)
                 .upn(subject)
                 .groups(Set.copyOf(roles))
                 .claim(CallerContext.TENANT_CLAIM, tenant)
-                .expiresIn(lifetime == null ? DEFAULT_LIFETIME : lifetime)
-                .sign();
+                .expiresIn(lifetime == null ? DEFAULT_LIFETIME : lifetime);
+        config.getOptionalValues(JwtSettings.VERIFY_AUDIENCES, String.class).ifPresent(audiences -> token.audience(Set.copyOf(audiences)));
+        return token.sign();
     }
 
     private static void write(Path file, String token) {

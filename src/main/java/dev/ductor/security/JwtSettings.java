@@ -11,6 +11,8 @@ final class JwtSettings {
     /** smallrye-jwt's own alias of {@link #VERIFY_KEY_LOCATION}; a key given this way is just as configured. */
     static final String SMALLRYE_VERIFY_KEY_LOCATION = "smallrye.jwt.verify.key.location";
     static final String VERIFY_ISSUER = "mp.jwt.verify.issuer";
+    /** Optional: when set, a token must name one of these in its {@code aud} claim (docs/operations.md). */
+    static final String VERIFY_AUDIENCES = "mp.jwt.verify.audiences";
     static final String SIGN_KEY_LOCATION = "smallrye.jwt.sign.key.location";
     static final String NEW_TOKEN_ISSUER = "smallrye.jwt.new-token.issuer";
 

@@ -2,6 +2,7 @@ package dev.ductor.validation;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.aggregate.rule.EventIngestion;
+import dev.ductor.config.JsonLimits;
 import dev.ductor.config.Tiers;
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
@@ -118,7 +119,8 @@ public final class Constraints {
 
     /**
      * A payload (run input, signal payload, task output, event payload) as JSON text, capped (docs/operations.md) so
-     * one request cannot bloat a run row or the inbox; the HTTP layer caps whole bodies at 1 MiB.
+     * one request cannot bloat a run row or the inbox; the HTTP layer caps whole bodies at 1 MiB. Its nesting is capped
+     * too ({@link JsonLimits#MAX_PAYLOAD_DEPTH}), below what stored documents may reach.
      */
     @Constraint(validatedBy = MaxJsonSize.Check.class)
     @Target({RECORD_COMPONENT, FIELD, PARAMETER})
@@ -142,8 +144,18 @@ public final class Constraints {
 
             @Override
             public boolean isValid(JsonNode value, ConstraintValidatorContext context) {
-                return value == null || JsonSizeBound.atMost(value, chars) <= chars || value.toString().length() <= chars;
+                if (value == null) {
+                    return true;
+                }
+                if (!JsonLimits.nestsAtMost(value, JsonLimits.MAX_PAYLOAD_DEPTH)) {
+                    context.disableDefaultConstraintViolation();
+                    context.buildConstraintViolationWithTemplate("nests deeper than " + JsonLimits.MAX_PAYLOAD_DEPTH + " levels")
+                            .addConstraintViolation();
+                    return false;
+                }
+                return JsonSizeBound.atMost(value, chars) <= chars || value.toString().length() <= chars;
             }
+
         }
     }
 

@@ -10,6 +10,7 @@ import dev.ductor.queue.TaskClaim;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.queue.TierWeights;
 import dev.ductor.run.RunQueries;
+import dev.ductor.workflow.model.Handlers;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -66,10 +67,18 @@ public class ExternalTasks {
 
     /**
      * Claims up to {@code max} due tasks of the handlers, waiting up to {@code wait} while none is due. A wait longer
-     * than {@code ductor.worker.max-claim-wait} is refused, naming the request's field.
+     * than {@code ductor.worker.max-claim-wait} is refused, naming the request's field; so is a handler that is not
+     * {@code ext:<name>}: in-process tasks (http, echo...) are this pod's own, and a worker token that claimed one would
+     * read its input and could forge its result.
      */
     public List<ClaimedTask> claim(String tenant, List<String> handlers, String pool, String workerId, int max, Duration wait)
             throws InterruptedException {
+        for (String handler : handlers) {
+            if (!Handlers.isExternal(handler)) {
+                throw new BadRequestException("handlers", "handlers may only name external handlers, " + Handlers.EXTERNAL_PREFIX
+                        + "<name>: '" + handler + "' is not one, and in-process tasks cannot be claimed");
+            }
+        }
         if (wait.isNegative() || wait.toSeconds() > maxWaitSeconds()) {
             throw new BadRequestException("waitSeconds", "waitSeconds must be a whole number from 0 to " + maxWaitSeconds());
         }

@@ -153,6 +153,23 @@ class ExternalWorkerApiTest {
         assertTrue(seen.isEmpty());
     }
 
+    /** In-process tasks (http, echo...) are the pod's own: a worker token must not read their inputs or forge results. */
+    @Test
+    void onlyExternalHandlersCanBeClaimed() {
+        Api api = new Api(issuer);
+        String workflow = api.define(Api.definition(Api.node("wait", "signal", "\"signal\": \"go\""), Api.task("echo", "echo", "wait")));
+        String runId = api.start(workflow);
+        for (String handlers : List.of("[\"echo\"]", "[\"http\"]", "[\"ext:a\", \"noop\"]", "[\"EXT:a\"]")) {
+            JsonPath problem = Api.problem(api.as("worker").body("{\"handlers\":" + handlers + ",\"workerId\":\"w\",\"max\":5}")
+                    .post("/api/v1/tasks/claim"), 400);
+            assertEquals("handlers", problem.getString("field"), handlers);
+            assertTrue(problem.getString("detail").contains("ext:"), problem::prettify);
+        }
+        api.as("client").body("{\"name\":\"go\",\"idempotencyKey\":\"g\"}").post("/api/v1/runs/{id}/signals", runId)
+                .then().statusCode(202);
+        assertEquals("SUCCEEDED", api.awaitStatus(runId, "SUCCEEDED"), "the in-process worker still ran the echo task");
+    }
+
     @Test
     void badClaimsAndReportsAre400AndOtherRoles403() {
         Api api = new Api(issuer);

@@ -46,6 +46,25 @@ class ConsoleRoutesApiTest {
         given().get("/console/js/no-such-module.js").then().statusCode(404);
     }
 
+    /**
+     * The console holds a bearer token: it must not run a script it did not ship, nor be framed by another site
+     * (clickjacking), nor have a file read as another type, nor leak its addresses (run ids) in a Referer.
+     */
+    @Test
+    void theConsoleAndItsFilesCarrySecurityHeaders() {
+        for (String path : List.of("/console", "/console/runs/" + UUID.randomUUID(), "/console/js/app.js", "/console/css/console.css")) {
+            Response page = given().get(path);
+            page.then().statusCode(200);
+            String policy = page.header("Content-Security-Policy");
+            assertTrue(policy != null && policy.contains("frame-ancestors 'none'") && policy.contains("script-src 'self'")
+                    && policy.contains("default-src 'self'") && !policy.contains("unsafe-inline") && !policy.contains("unsafe-eval"),
+                    path + ": Content-Security-Policy " + policy);
+            assertEquals("nosniff", page.header("X-Content-Type-Options"), path);
+            assertEquals("no-referrer", page.header("Referrer-Policy"), path);
+            assertEquals("DENY", page.header("X-Frame-Options"), path);
+        }
+    }
+
     @Test
     void revisionsListNewestFirstAndOneCanBeRead() {
         Api api = new Api(issuer);

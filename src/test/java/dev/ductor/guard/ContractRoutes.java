@@ -121,7 +121,8 @@ final class ContractRoutes {
             field("idempotencyKey", Type.STRING, true, false, "\"\"", longString(201))));
 
     private static final Body CLAIM_BODY = new Body(BodyUse.REQUIRED, List.of(""), List.of(
-            field("handlers", Type.STRING_ARRAY, true, false, "[]", "[\"\"]", "[\"  \"]", "[" + longString(201) + "]"),
+            field("handlers", Type.STRING_ARRAY, true, false, "[]", "[\"\"]", "[\"  \"]", "[" + longString(201) + "]",
+                    "[\"echo\"]", "[\"http\"]"),
             field("pool", Type.STRING, false, true, "\"\"", longString(201)),
             field("workerId", Type.STRING, true, false, "\"\"", "\" \"", longString(201)),
             field("max", Type.INT, false, true, "0", "-1", "101"),

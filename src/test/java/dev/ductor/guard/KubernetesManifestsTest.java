@@ -26,6 +26,8 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeAll;
@@ -253,6 +255,58 @@ class KubernetesManifestsTest {
         assertNotNull(job.getSpec().getActiveDeadlineSeconds());
     }
 
+    /** Only the migration Job may change the schema: it alone has the owner's login; the pods have a DML-only one. */
+    @Test
+    void onlyTheMigrationJobLogsInAsTheSchemaOwner() {
+        Container server = one(Deployment.class, "ductor").getSpec().getTemplate().getSpec().getContainers().get(0);
+        Container migrate = all(Job.class, false).get(0).getSpec().getTemplate().getSpec().getContainers().get(0);
+        for (String name : List.of("QUARKUS_DATASOURCE_JDBC_URL", "QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD")) {
+            assertEquals("ductor-db", env(server).get(name).getValueFrom().getSecretKeyRef().getName(), "server " + name);
+            assertEquals("ductor-db-owner", env(migrate).get(name).getValueFrom().getSecretKeyRef().getName(), "Job " + name);
+        }
+        Map<String, String> users = all(Secret.class, true).stream().filter(s -> s.getStringData().containsKey("username"))
+                .collect(Collectors.toMap(s -> s.getMetadata().getName(), s -> s.getStringData().get("username")));
+        assertEquals(2, users.size(), users.toString());
+        assertFalse(users.get("ductor-db").equals(users.get("ductor-db-owner")), "two logins: " + users);
+    }
+
+    /** Every emptyDir is bounded: a runaway writer is evicted instead of filling the node's disk. */
+    @Test
+    void everyEmptyDirHasASizeLimit() {
+        List<PodSpec> pods = List.of(one(Deployment.class, "ductor").getSpec().getTemplate().getSpec(),
+                all(Job.class, false).get(0).getSpec().getTemplate().getSpec());
+        for (PodSpec pod : pods) {
+            pod.getVolumes().stream().filter(v -> v.getEmptyDir() != null).forEach(v ->
+                    assertNotNull(v.getEmptyDir().getSizeLimit(), "emptyDir " + v.getName() + " has no sizeLimit"));
+        }
+        assertTrue(all(Job.class, false).get(0).getSpec().getTemplate().getSpec().getVolumes().stream()
+                .anyMatch(v -> v.getName().equals("tmp") && v.getEmptyDir() != null), "the Job's /tmp is an emptyDir");
+    }
+
+    /** Egress to PostgreSQL's port names where the database is; never "any address". */
+    @Test
+    void databaseEgressNamesItsTarget() {
+        List<NetworkPolicyEgressRule> database = one(NetworkPolicy.class, "ductor").getSpec().getEgress().stream()
+                .filter(rule -> rule.getPorts().stream().anyMatch(p -> p.getPort() != null && p.getPort().getIntVal() != null
+                        && p.getPort().getIntVal() == 5432))
+                .toList();
+        assertEquals(1, database.size(), "one egress rule for PostgreSQL");
+        List<NetworkPolicyPeer> to = database.get(0).getTo();
+        assertFalse(to == null || to.isEmpty(), "the PostgreSQL egress rule has no 'to': it allows every address");
+        for (NetworkPolicyPeer peer : to) {
+            assertTrue(peer.getIpBlock() == null || !peer.getIpBlock().getCidr().endsWith("/0"), "an ipBlock of every address: " + peer);
+            assertTrue(peer.getIpBlock() != null || (peer.getPodSelector() != null
+                    && !peer.getPodSelector().getMatchLabels().isEmpty()), "a peer that selects nothing in particular: " + peer);
+        }
+    }
+
+    /** Tokens the identity provider issued to other applications are refused (docs/operations.md, "Security"). */
+    @Test
+    void tokensAreCheckedForTheirAudience() {
+        String audiences = one(ConfigMap.class, "ductor-config").getData().get("MP_JWT_VERIFY_AUDIENCES");
+        assertTrue(audiences != null && !audiences.isBlank(), "MP_JWT_VERIFY_AUDIENCES in the ConfigMap");
+    }
+
     @Test
     void scalingAndDisruption() {
         HorizontalPodAutoscaler hpa = one(HorizontalPodAutoscaler.class, "ductor");
@@ -291,7 +345,7 @@ class KubernetesManifestsTest {
         }
         // The examples must name the Secrets the workloads reference, with placeholder values only.
         List<Secret> examples = all(Secret.class, true);
-        assertEquals(List.of("ductor-db", "ductor-jwt"), examples.stream().map(s -> s.getMetadata().getName()).sorted().toList());
+        assertEquals(List.of("ductor-db", "ductor-db-owner", "ductor-jwt"), examples.stream().map(s -> s.getMetadata().getName()).sorted().toList());
         examples.forEach(s -> assertTrue(s.getStringData().values().stream().anyMatch(v -> v.contains("CHANGE-ME")), s.getMetadata().getName()));
     }
 

@@ -64,10 +64,16 @@ final class MalformedRequests {
     private static final String DEEP_ARRAY = "[".repeat(200) + "]".repeat(200);
     private static final String HUGE_STRING = ContractRoutes.longString(300_000);
     private static final String NUL = "\"guard\\u0000nul\"";
+    /**
+     * Refused wherever they appear (config/JsonLimits): numbers of more than 1000 digits written out, a few bytes as sent
+     * ({@code 1e999999999} once ended a pod), and nesting deeper than 500 levels.
+     */
+    private static final List<String> HOSTILE = List.of("1e999999999", "-1e999999999", "1e-999999999", "{\"n\":[1,2.5e-2147483647]}",
+            "1e1001", "[" + "9".repeat(1001) + "]", "[".repeat(600) + "]".repeat(600), "{\"a\":".repeat(600) + "1" + "}".repeat(600));
     private static final List<String> WRONG_FOR_TEXT = List.of("42", "-1", "3.14", "true", "false", "[]", "[\"x\"]", "{}",
             "{\"a\":\"b\"}", "1e400", "123456789012345678901234567890", DEEP_ARRAY);
     private static final List<String> WRONG_FOR_INT = List.of("\"5\"", "\"five\"", "true", "[]", "[1]", "{}", "1.5", "-0.5",
-            "1e400", "-1e400", "123456789012345678901234567890", DEEP_ARRAY);
+            "1e400", "-1e400", "123456789012345678901234567890", DEEP_ARRAY, "1e999999999");
     private static final List<String> WRONG_FOR_BOOL = List.of("\"true\"", "\"yes\"", "1", "0", "[]", "{}", "[true]");
     private static final List<String> WRONG_FOR_OBJECT = List.of("\"x\"", "1", "true", "[]", "[{}]", "1e400", DEEP_ARRAY);
     private static final List<String> WRONG_FOR_ARRAY = List.of("\"x\"", "1", "true", "{}", "1e400");
@@ -306,6 +312,7 @@ final class MalformedRequests {
             }
             case ROOT -> {
                 List<String> roots = new ArrayList<>(List.of("[]", "\"x\"", "1", "-1.5", "true", "false", "[{}]", DEEP_ARRAY, "1e400",
+                        "1e999999999", "{\"a\":".repeat(600) + "1" + "}".repeat(600),
                         "[" + (base == null ? "{}" : base) + "]"));
                 boolean required = rule(op).map(r -> r.body().use() == ContractRoutes.BodyUse.REQUIRED).orElse(false);
                 if (required) {
@@ -424,8 +431,11 @@ final class MalformedRequests {
             case PAYLOAD -> {
                 values.add(HUGE_STRING);
                 values.add("{\"blob\":" + HUGE_STRING + "}");
+                values.add("[" + HUGE_STRING + "," + HUGE_STRING + "," + HUGE_STRING + "]");
+                values.addAll(HOSTILE);
+                values.add("[".repeat(101) + "]".repeat(101)); // a payload may nest 100 levels (JsonLimits.MAX_PAYLOAD_DEPTH)
             }
-            case ANY -> { }
+            case ANY -> values.addAll(HOSTILE);
             default -> throw new IllegalArgumentException(field.type().toString());
         }
         if (!field.nullable()) {

@@ -75,6 +75,16 @@ class MigrationJobIT {
 
     /** The database the Job migrates and the server then uses (tests 1 to 3). */
     private static final String RELEASE_DB = "ductor_release";
+    /**
+     * The server pods' login (Secret ductor-db): DML only, set up as kubernetes/README.md, "Database roles", says. The
+     * Job logs in as the schema's owner (Secret ductor-db-owner), here the superuser.
+     */
+    private static final String APP_ROLE = "ductor_app";
+    private static final List<String> APP_ROLE_GRANTS = List.of(
+            "REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+            "GRANT USAGE ON SCHEMA public TO " + APP_ROLE,
+            "ALTER DEFAULT PRIVILEGES FOR ROLE postgres IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO " + APP_ROLE,
+            "ALTER DEFAULT PRIVILEGES FOR ROLE postgres IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO " + APP_ROLE);
 
     private static ItPostgres pg;
     private static Pods pods;
@@ -92,6 +102,7 @@ class MigrationJobIT {
         Path dir = Pods.workDir("migration-job-it");
         Pods.deleteOldLogs(dir);
         pg = ItPostgres.start(false);
+        pg.sql().update("CREATE ROLE " + APP_ROLE + " LOGIN");
         pods = new Pods(SUITE, dir, null); // no JDBC URL of its own: launchWithEnv gets it from the manifests' env
         // The key pair of "the identity provider": the public half is what Secret ductor-jwt would hold.
         KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
@@ -124,6 +135,9 @@ class MigrationJobIT {
         releaseDb = pg.createDatabase(RELEASE_DB);
         assertEquals(0, releaseDb.single("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"),
                 "the database starts empty");
+        for (String grant : APP_ROLE_GRANTS) {
+            releaseDb.update(grant);
+        }
 
         JobRun job = runJob("job-1", RELEASE_DB);
         assertEquals(0, job.exit(), "exit status of the migration Job\n" + job.pod().tail(80));
@@ -195,6 +209,11 @@ class MigrationJobIT {
             Thread.sleep(200);
         }
         assertEquals("SUCCEEDED", run.path("status").asText(), "run " + runId + ": " + run + pods.logTails(40));
+        // ...as a login that can change no schema: it owns nothing and may create nothing.
+        assertEquals(0, releaseDb.single("SELECT count(*) FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner WHERE r.rolname = ?",
+                APP_ROLE), "objects owned by the pods' login");
+        assertEquals(0, releaseDb.single("SELECT CASE WHEN has_schema_privilege(?, 'public', 'CREATE') THEN 1 ELSE 0 END", APP_ROLE),
+                "the pods' login may create tables");
         log("run " + runId + " " + run.path("status").asText() + " on server-1, " + server.age() + " s after its launch");
 
         String serverLog = server.tail(400);
@@ -347,8 +366,11 @@ class MigrationJobIT {
         }
         Map<String, String> secrets = Map.of(
                 "ductor-db/jdbc-url", pg.jdbcUrl(database),
-                "ductor-db/username", "postgres",
-                "ductor-db/password", "unused-trust-auth");
+                "ductor-db/username", APP_ROLE,
+                "ductor-db/password", "unused-trust-auth",
+                "ductor-db-owner/jdbc-url", pg.jdbcUrl(database),
+                "ductor-db-owner/username", "postgres",
+                "ductor-db-owner/password", "unused-trust-auth");
         for (JsonNode var : container.path("env")) {
             String name = var.path("name").asText();
             String value;
@@ -496,9 +518,9 @@ class MigrationJobIT {
     }
 
     private static String tokenSignedWith(PrivateKey key, Set<String> roles) throws IOException {
-        String issuer = new YAMLMapper().readTree(MANIFESTS.resolve("configmap.yaml").toFile())
-                .at("/data/MP_JWT_VERIFY_ISSUER").asText();
-        return Jwt.issuer(issuer)
+        JsonNode config = new YAMLMapper().readTree(MANIFESTS.resolve("configmap.yaml").toFile()).path("data");
+        return Jwt.issuer(config.path("MP_JWT_VERIFY_ISSUER").asText())
+                .audience(Set.of(config.path("MP_JWT_VERIFY_AUDIENCES").asText().split(",")))
                 .subject("migration-it")
                 .upn("migration-it")
                 .groups(roles)

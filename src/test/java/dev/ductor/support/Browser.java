@@ -12,6 +12,8 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.io.File;
@@ -20,6 +22,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -59,6 +63,7 @@ public final class Browser implements AutoCloseable {
         options.setBinary(CHROMIUM);
         options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=1440,1000", "--force-device-scale-factor=1", "--lang=en-US");
+        options.setCapability("goog:loggingPrefs", Map.of(LogType.BROWSER, "ALL")); // read by close()
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(DRIVER)).build();
         ChromeDriver driver = new ChromeDriver(service, options);
         driver.manage().window().setSize(new Dimension(1440, 1000));
@@ -100,8 +105,20 @@ public final class Browser implements AutoCloseable {
         }
     }
 
+    /**
+     * Quits, failing if the page broke its Content-Security-Policy anywhere in the session (console/ConsoleRoutes): the
+     * browser then refused a script or a style, and the console may look fine while part of it does not work.
+     */
     @Override
     public void close() {
-        driver.quit();
+        try {
+            List<String> refused = driver.manage().logs().get(LogType.BROWSER).getAll().stream().map(LogEntry::getMessage)
+                    .filter(message -> message.contains("Content Security Policy")).toList();
+            if (!refused.isEmpty()) {
+                throw new AssertionError("the console broke its Content-Security-Policy:\n  " + String.join("\n  ", refused));
+            }
+        } finally {
+            driver.quit();
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.ductor.aggregate.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.config.JsonLimits;
 
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -184,6 +185,10 @@ public final class RuleValidator {
         }
         if (json.toString().length() > MAX_TEMPLATE_CHARS) {
             violations.add(new RuleViolation(field, field + " is larger than " + MAX_TEMPLATE_CHARS / 1024 + " KiB"));
+            return json;
+        }
+        if (!JsonLimits.nestsAtMost(json, JsonLimits.MAX_PAYLOAD_DEPTH)) { // as a payload: it becomes a run's input
+            violations.add(new RuleViolation(field, field + " nests deeper than " + JsonLimits.MAX_PAYLOAD_DEPTH + " levels"));
             return json;
         }
         RuleTemplate.validate(json, field, violations);

@@ -1,7 +1,9 @@
 package dev.ductor.run.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.config.JsonLimits;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -47,10 +49,21 @@ final class CanonicalJson {
         } else if (node.isTextual()) {
             quote(node.asText(), out);
         } else if (node.isNumber()) {
-            out.append(node.decimalValue().stripTrailingZeros().toPlainString());
+            number(node.decimalValue(), out);
         } else {
             out.append(node.asText());
         }
+    }
+
+    /**
+     * Written out in full, as it always was (so fingerprints and checksums stored before still match), when that is at
+     * most {@link JsonLimits#MAX_NUMBER_DIGITS} digits, which every number the API reads is. Beyond, in exponent form:
+     * {@code 1e999999999} would be a billion digits. Either form is one string per value, and they never meet: only the
+     * exponent form has an {@code E}.
+     */
+    private static void number(BigDecimal value, StringBuilder out) {
+        BigDecimal canonical = value.stripTrailingZeros();
+        out.append(JsonLimits.fitsWrittenOut(canonical) ? canonical.toPlainString() : canonical.toString());
     }
 
     static void quote(String text, StringBuilder out) {

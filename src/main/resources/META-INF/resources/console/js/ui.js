@@ -10,6 +10,8 @@ export function h(tag, attrs, ...children) {
     else if (k === 'dataset') Object.assign(el.dataset, v);
     else if (k === 'value') el.value = v;
     else if (k === 'checked') el.checked = !!v;
+    // Through the CSSOM: the Content-Security-Policy (style-src 'self') refuses style attributes set as markup.
+    else if (k === 'style') el.style.cssText = v;
     else el.setAttribute(k, v === true ? '' : v);
   }
   append(el, children);
