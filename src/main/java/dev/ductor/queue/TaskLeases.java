@@ -9,6 +9,7 @@ import org.hibernate.Session;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -98,6 +99,23 @@ public class TaskLeases {
                 .setParameter("token", leaseToken)
                 .setParameter("now", now)
                 .executeUpdate() == 1;
+    }
+
+    /**
+     * Gives back unfinished every task still leased with one of these tokens, in one statement; returns how many. By
+     * token alone: the pod handing them back may not know the rows' ids (their commit's answer never arrived). No index
+     * holds the token, so this scans the queue: it runs only after a commit failed.
+     */
+    public int releaseAll(Collection<UUID> leaseTokens, Instant now) {
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement release = connection.prepareStatement("""
+                    UPDATE eec_queue_item SET lease_token = NULL, lease_owner = NULL, available_at = ?
+                     WHERE lease_token = ANY(?)""")) {
+                dev.ductor.config.SqlTimestamps.bind(release, 1, now);
+                release.setArray(2, connection.createArrayOf("uuid", leaseTokens.toArray()));
+                return release.executeUpdate();
+            }
+        });
     }
 
     /**

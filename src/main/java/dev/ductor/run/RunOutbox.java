@@ -3,6 +3,7 @@ package dev.ductor.run;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
+import dev.ductor.queue.LeaseHandBack;
 import dev.ductor.queue.QueueKind;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
@@ -33,6 +34,7 @@ public class RunOutbox {
     @Inject QueueSignal signal;
     @Inject JsonCodec json;
     @Inject TransactionSynchronizationRegistry transactions;
+    @Inject LeaseHandBack handBack;
 
     /** The queue rows for one run's effects. */
     public List<NewQueueItem> items(UUID runId, String tenant, String tier, List<Effect> effects) {
@@ -76,10 +78,23 @@ public class RunOutbox {
                 QueueRepository.LeasedItem.of(split.get(0), reserved.owner(), now.plus(reserved.lease())), split.get(1));
     }
 
-    /** Runs on this pod the leased items that were written ({@code inserted}; none if the write failed), frees the rest. */
+    /** Runs on this pod the leased items that were written ({@code inserted}), frees the rest. */
     public void handOver(Dispatch dispatch, LocalSteps local, List<QueueItem> inserted) {
         if (dispatch.reserved().slots() > 0) {
             local.handOver(dispatch.reserved(), inserted);
+        }
+    }
+
+    /**
+     * The write of a dispatch failed, or its outcome is unknown (the connection broke during its commit): its slots are
+     * freed, and its leases, which may have been written with tokens no slot holds, go back to the queue as soon as the
+     * database answers ({@link LeaseHandBack}) instead of waiting out their lease.
+     */
+    public void handOverUnwritten(Dispatch dispatch, LocalSteps local) {
+        handOver(dispatch, local, List.of());
+        if (!dispatch.leased().isEmpty()) {
+            handBack.keep(dispatch.leased().stream().map(QueueRepository.LeasedItem::token).toList(),
+                    dispatch.leased().get(0).expires());
         }
     }
 
@@ -106,7 +121,11 @@ public class RunOutbox {
 
                 @Override
                 public void afterCompletion(int status) {
-                    handOver(dispatch, local, status == Status.STATUS_COMMITTED ? leased : List.of());
+                    if (status == Status.STATUS_COMMITTED) {
+                        handOver(dispatch, local, leased);
+                    } else {
+                        handOverUnwritten(dispatch, local); // a commit cut short may have been applied
+                    }
                 }
             });
         } catch (RuntimeException failed) {

@@ -198,7 +198,7 @@ public class RunStarter {
         try {
             written = rows.start(writes, dispatch.queued(), dispatch.leased(), now);
         } catch (RuntimeException failed) {
-            outbox.handOver(dispatch, localSteps, List.of());
+            outbox.handOverUnwritten(dispatch, localSteps); // a statement cut short may have been applied
             throw failed;
         }
         List<QueueItem> handed = new ArrayList<>();
