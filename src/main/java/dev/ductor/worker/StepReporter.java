@@ -9,7 +9,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
+import dev.ductor.database.DatabaseOutage;
+
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -19,10 +26,10 @@ import java.util.concurrent.TimeUnit;
  * Applies the in-process steps' results to their runs in group commits. A committer takes whatever results have
  * arrived, up to the batch size, and commits them in one transaction ({@link GroupCommit}); a lone result commits
  * at once and a burst shares one commit. Only with {@code ductor.worker.commit-linger} set, and only after a commit
- * that was shared, does it wait that long for more before committing. If a group commit fails as a
- * whole (the database went away, say), each of its results is reported on its own through the inbox instead;
- * a result that cannot be reported at all is lost with its lease, which the lease reaper turns into a retried
- * attempt, exactly as when a pod crashes.
+ * that was shared, does it wait that long for more before committing. If a group commit fails because the database
+ * is away, its results are held and committed again when it answers, while their leases live; if it fails for another
+ * reason, each of its results is reported on its own through the inbox instead. A result that cannot be reported at
+ * all is lost with its lease, which the lease reaper turns into a new dispatch of the step, as when a pod crashes.
  */
 @ApplicationScoped
 public class StepReporter {
@@ -32,7 +39,14 @@ public class StepReporter {
     @Inject GroupCommit groupCommit;
     @Inject TaskResults results;
     @Inject DuctorConfig config;
+    @Inject java.time.Clock clock;
+    /** How long a result the database could not take waits before it is committed again. */
+    private static final Duration HOLD_PAUSE = Duration.ofMillis(500);
+
     private final LinkedBlockingQueue<StepReport> reports = new LinkedBlockingQueue<>();
+    /** Results held through an outage, by task, with the latest moment their lease may still live. */
+    private final Map<Long, Instant> heldUntil = new ConcurrentHashMap<>();
+    private ScheduledExecutorService retries;
     private final List<Thread> committers = new ArrayList<>();
     private volatile boolean running;
     private InProcessWorker worker;
@@ -41,6 +55,11 @@ public class StepReporter {
     void start(InProcessWorker worker) {
         this.worker = worker;
         running = true;
+        retries = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "ductor-step-commit-retry");
+            thread.setDaemon(true);
+            return thread;
+        });
         for (int i = 0; i < config.worker().committers(); i++) {
             Thread committer = new Thread(this::commitLoop, "ductor-step-commit-" + i);
             committer.setDaemon(true);
@@ -57,6 +76,9 @@ public class StepReporter {
     /** Commits what is still queued, then stops the committers (waiting up to {@code grace}). */
     void stop(Duration grace) {
         running = false;
+        if (retries != null) {
+            retries.shutdownNow(); // held results are not kept past the pod: their leases run out, the steps go on elsewhere
+        }
         long deadline = System.nanoTime() + grace.toNanos();
         for (Thread committer : committers) {
             try {
@@ -88,24 +110,63 @@ public class StepReporter {
 
     /**
      * Commits the batch; the steps it dispatches that this pod can run at once are leased to it in the same commit
-     * (eager dispatch: a chain's next step runs here without a claim) and start once the commit is durable.
+     * (eager dispatch: a chain's next step runs here without a claim) and start once the commit is durable. A batch
+     * that fails because the database is away is held, whole, and committed again once it answers ({@link #hold}); one
+     * that fails for another reason is reported result by result, so one bad result does not keep its neighbours out.
      */
     private void commit(List<StepReport> batch) {
         try {
             groupCommit.apply(batch, worker);
+            batch.forEach(report -> heldUntil.remove(report.taskId()));
         } catch (RuntimeException groupFailed) {
+            String outage = DatabaseOutage.summary(groupFailed);
+            if (outage != null) {
+                LOG.warnf("a group commit of %d step results failed: %s; they are held and committed again once the"
+                        + " database answers", batch.size(), outage);
+                batch.forEach(this::hold);
+                return;
+            }
             LOG.warnf("a group commit of %d step results failed (%s); reporting them one by one", batch.size(),
                     groupFailed.getMessage());
             for (StepReport report : batch) {
                 try {
                     results.report(report);
+                    heldUntil.remove(report.taskId());
                 } catch (ConflictException leaseLost) {
+                    heldUntil.remove(report.taskId());
                     LOG.infof("task %d of run %s: %s", report.taskId(), report.runId(), leaseLost.getMessage());
                 } catch (RuntimeException failed) {
-                    LOG.warnf("the result of task %d of run %s could not be recorded (%s); its lease will expire and"
-                            + " the attempt be retried", report.taskId(), report.runId(), failed.getMessage());
+                    if (DatabaseOutage.isOutage(failed)) {
+                        hold(report);
+                    } else {
+                        heldUntil.remove(report.taskId());
+                        LOG.warnf("the result of task %d of run %s could not be recorded (%s); its lease will expire and"
+                                + " the step be dispatched again", report.taskId(), report.runId(), failed.getMessage());
+                    }
                 }
             }
+        }
+    }
+
+    /**
+     * Keeps a result the database could not take, and queues it again after a pause, for as long as its lease may live:
+     * a step that succeeded must not be run again, let alone fail its run, because a database failover cut its commit
+     * off. Past that, its lease has run out and the reaper has handed the step on, so the result would be fenced off
+     * anyway. Whether it is applied at all is decided by its lease token, as for any report, however late it comes.
+     */
+    private void hold(StepReport report) {
+        Instant now = clock.instant();
+        Instant until = heldUntil.computeIfAbsent(report.taskId(), id -> now.plus(config.worker().lease()));
+        if (!now.isBefore(until) || retries == null) {
+            heldUntil.remove(report.taskId());
+            LOG.warnf("the result of task %d of run %s could not be recorded while its lease lived; the step will be"
+                    + " dispatched again", report.taskId(), report.runId());
+            return;
+        }
+        try {
+            retries.schedule(() -> reports.add(report), HOLD_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            heldUntil.remove(report.taskId()); // the pod is stopping: the lease runs out and the step goes to another
         }
     }
 }
