@@ -35,6 +35,27 @@ public interface DuctorConfig {
 
     Http http();
 
+    Limits limits();
+
+    /** Bounds on what one tenant may hold open or pile up, so that it cannot stall the others (docs/operations.md). */
+    interface Limits {
+        /** Long-poll task claims ({@code waitSeconds} above 0) one tenant may hold open in a pod at once; past it, 429. */
+        @WithDefault("32")
+        int longPollsPerTenant();
+
+        /** Live run streams ({@code GET /runs/{id}/events}) one tenant may hold open in a pod at once; past it, 429. */
+        @WithDefault("64")
+        int streamsPerTenant();
+
+        /** Signals that may wait in one run's inbox, not yet applied; past it, a new signal is 429. */
+        @WithDefault("1000")
+        int pendingSignalsPerRun();
+
+        /** Starts that may wait in a pod's start queue for their group commit; past it, a start is 503 with Retry-After. */
+        @WithDefault("10000")
+        int startQueue();
+    }
+
     /** Bounds of the in-process {@code http} step (worker/egress): where it may connect, how long, how much. */
     interface Http {
         /**

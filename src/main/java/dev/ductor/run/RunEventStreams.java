@@ -2,6 +2,8 @@ package dev.ductor.run;
 
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.StartupOrder;
+import dev.ductor.config.TenantPermits;
+import dev.ductor.error.LimitReachedException;
 import dev.ductor.error.LiveUpdatesOffException;
 import dev.ductor.error.NotFoundException;
 import dev.ductor.run.core.RunStatus;
@@ -58,6 +60,8 @@ public class RunEventStreams {
     DuctorConfig config;
 
     private final Set<Stream> open = ConcurrentHashMap.newKeySet();
+    /** Streams each tenant holds open here: bounded, since each is a connection and a re-read of its run per commit. */
+    private final TenantPermits perTenant = new TenantPermits();
     private ExecutorService readers;
     private ScheduledExecutorService heartbeats;
 
@@ -95,9 +99,19 @@ public class RunEventStreams {
             throw new LiveUpdatesOffException();
         }
         runs.get(tenant, runId);
+        int bound = config.limits().streamsPerTenant();
+        if (!perTenant.tryAcquire(tenant, bound)) {
+            throw new LimitReachedException("streams", "ductor.limits.streams-per-tenant", bound,
+                    "This tenant already holds " + bound + " live run streams open on this pod.");
+        }
         Stream stream = new Stream(tenant, runId, sink, lastEventId == null ? -1 : lastEventId);
         open.add(stream);
-        stream.subscription = feed.subscribe(runId, stream);
+        try {
+            stream.subscription = feed.subscribe(runId, stream);
+        } catch (RuntimeException failed) {
+            stream.close();
+            throw failed;
+        }
         stream.schedule();
     }
 
@@ -198,7 +212,9 @@ public class RunEventStreams {
 
         void close() {
             done = true;
-            open.remove(this);
+            if (open.remove(this)) {
+                perTenant.release(tenant);
+            }
             try {
                 if (subscription != null) {
                     subscription.close();

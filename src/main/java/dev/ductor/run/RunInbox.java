@@ -61,6 +61,17 @@ public class RunInbox {
         return rows.isEmpty() ? null : (String) rows.get(0);
     }
 
+    /** How many messages of {@code kind} wait for the run's next tick, counted up to {@code upTo} at most. */
+    public int pending(UUID runId, InboxKind kind, int upTo) {
+        return ((Number) em.createNativeQuery("""
+                        SELECT count(*) FROM (SELECT 1 FROM eec_run_inbox
+                                               WHERE run_id = ?1 AND kind = ?2 AND consumed_at IS NULL LIMIT ?3) waiting""")
+                .setParameter(1, runId)
+                .setParameter(2, kind.name())
+                .setParameter(3, upTo)
+                .getSingleResult()).intValue();
+    }
+
     public boolean contains(UUID runId, String dedupKey) {
         return !em.createNativeQuery("SELECT 1 FROM eec_run_inbox WHERE run_id = ?1 AND dedup_key = ?2")
                 .setParameter(1, runId)

@@ -1,7 +1,9 @@
 package dev.ductor.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.config.DuctorConfig;
 import dev.ductor.error.IdempotencyKeyReusedException;
+import dev.ductor.error.LimitReachedException;
 import dev.ductor.error.PreconditionRequiredException;
 import dev.ductor.error.UndeclaredSignalException;
 import dev.ductor.error.VersionConflictException;
@@ -40,11 +42,14 @@ public class RunOperations {
     private final DuctorMetrics metrics;
     private final Clock clock;
     private final WorkflowService workflows;
+    private final DuctorConfig.Limits limits;
 
     @Inject
     public RunOperations(EntityManager em, RunQueries queries, RunCommitter committer, RunInbox inbox,
-                         QueueRepository queue, DuctorMetrics metrics, Clock clock, WorkflowService workflows) {
+                         QueueRepository queue, DuctorMetrics metrics, Clock clock, WorkflowService workflows,
+                         DuctorConfig config) {
         this.workflows = workflows;
+        this.limits = config.limits();
         this.em = em;
         this.queries = queries;
         this.committer = committer;
@@ -114,6 +119,12 @@ public class RunOperations {
         if (!declaredSignals(run).contains(name)) {
             metrics.signal("rejected");
             return SignalOutcome.UNDECLARED;
+        }
+        int bound = limits.pendingSignalsPerRun();
+        if (inbox.pending(runId, InboxKind.SIGNAL, bound) >= bound && !inbox.contains(runId, "signal:" + idempotencyKey)) {
+            metrics.signal("rejected");
+            throw new LimitReachedException("pending-signals", "ductor.limits.pending-signals-per-run", bound,
+                    "Run " + runId + " already has " + bound + " signals waiting to be applied.");
         }
         Instant now = clock.instant();
         boolean fresh = inbox.deliver(runId, InboxKind.SIGNAL, "signal:" + idempotencyKey, null, null, null, signal.toString(), now);

@@ -1,6 +1,7 @@
 package dev.ductor.run;
 
 import dev.ductor.config.DuctorConfig;
+import dev.ductor.error.OverloadedException;
 import dev.ductor.database.DatabaseOutage;
 import dev.ductor.error.PodStoppingException;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -66,6 +67,11 @@ public class StartBatcher {
     public CompletableFuture<RunStarter.Started> submit(String tenant, String workflow, StartRequest request) {
         if (stopping) {
             return CompletableFuture.failedFuture(stopped());
+        }
+        int bound = config.limits().startQueue();
+        if (queued.size() >= bound) {
+            // Bounded, so a burst larger than the database can take is refused at once instead of held in the heap.
+            return CompletableFuture.failedFuture(new OverloadedException("starts", "ductor.limits.start-queue", bound));
         }
         RunStarter.Request start = new RunStarter.Request(tenant, workflow, request);
         Pending mine = new Pending(start, starter.prepareOnLastSeen(start), new CompletableFuture<>());

@@ -3,6 +3,8 @@ package dev.ductor.worker;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
+import dev.ductor.config.TenantPermits;
+import dev.ductor.error.LimitReachedException;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.NotFoundException;
 import dev.ductor.queue.QueueItem;
@@ -60,6 +62,9 @@ public class ExternalTasks {
                               UUID leaseToken, Instant leaseExpiresAt) {
     }
 
+    /** Long polls each tenant holds open here: bounded, since each holds a worker thread for its wait. */
+    private final TenantPermits longPolls = new TenantPermits();
+
     /** The longest wait a claim may ask for ({@code ductor.worker.max-claim-wait}). */
     public int maxWaitSeconds() {
         return (int) config.worker().maxClaimWait().toSeconds();
@@ -82,6 +87,23 @@ public class ExternalTasks {
         if (wait.isNegative() || wait.toSeconds() > maxWaitSeconds()) {
             throw new BadRequestException("waitSeconds", "waitSeconds must be a whole number from 0 to " + maxWaitSeconds());
         }
+        if (wait.isZero()) {
+            return claimOnce(tenant, handlers, pool, workerId, max, wait);
+        }
+        int bound = config.limits().longPollsPerTenant();
+        if (!longPolls.tryAcquire(tenant, bound)) {
+            throw new LimitReachedException("long-polls", "ductor.limits.long-polls-per-tenant", bound,
+                    "This tenant already holds " + bound + " long-poll claims open on this pod.");
+        }
+        try {
+            return claimOnce(tenant, handlers, pool, workerId, max, wait);
+        } finally {
+            longPolls.release(tenant);
+        }
+    }
+
+    private List<ClaimedTask> claimOnce(String tenant, List<String> handlers, String pool, String workerId, int max,
+                                        Duration wait) throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();
         List<QueueItem> claimed;
         do {
