@@ -65,8 +65,8 @@ public class InProcessWorker implements LocalSteps {
     @Inject TierWeights weights;
     private final Map<Long, QueueItem> inFlight = new ConcurrentHashMap<>();
     private final HandlerPace pace = new HandlerPace();
-    /** Steps on slots now whose handler was quick when they started: the line room a quick step may be promised. */
-    private final AtomicInteger quickOnSlots = new AtomicInteger();
+    /** Steps on slots now whose handler was not known to be quick when they started: no line forms behind them. */
+    private final AtomicInteger slowOnSlots = new AtomicInteger();
     private volatile boolean running;
     private StepSlots slots;
     private Thread claimer;
@@ -195,9 +195,9 @@ public class InProcessWorker implements LocalSteps {
 
     /** Runs a task on the slot {@link StepSlots} gave it; the slot is freed when the step ends. */
     private void startOnSlot(QueueItem task) {
-        boolean quick = pace.isQuick(task.handler());
-        if (quick) {
-            quickOnSlots.incrementAndGet();
+        boolean slow = !pace.isQuick(task.handler());
+        if (slow) {
+            slowOnSlots.incrementAndGet();
         }
         try {
             steps.execute(() -> {
@@ -205,8 +205,8 @@ public class InProcessWorker implements LocalSteps {
                     run(task, config.worker().lease());
                 } finally {
                     inFlight.remove(task.id());
-                    if (quick) {
-                        quickOnSlots.decrementAndGet();
+                    if (slow) {
+                        slowOnSlots.decrementAndGet();
                     }
                     slots.freed();
                 }
@@ -214,8 +214,8 @@ public class InProcessWorker implements LocalSteps {
         } catch (RejectedExecutionException stopping) {
             // Leased in the instant this pod began to stop: hand it back at once rather than let its lease run out.
             inFlight.remove(task.id());
-            if (quick) {
-                quickOnSlots.decrementAndGet();
+            if (slow) {
+                slowOnSlots.decrementAndGet();
             }
             slots.freed();
             release(task);
@@ -237,16 +237,16 @@ public class InProcessWorker implements LocalSteps {
             return LocalSteps.Reservation.NONE;
         }
         // Steps of handlers that are quick lately may also be promised room in the line, one place for each slot
-        // whose step is quick too: they wait there about as long as such a step takes, which is shorter than a claim.
-        // Behind slow steps they would wait a third of a lease while other pods' slots idle, and slow steps never
-        // wait here beyond the free slots.
+        // that no slow step holds (it is free, promised to a commit in flight, or runs a quick step): they wait there
+        // about as long as such a step takes, which is shorter than a claim. Behind slow steps they would wait a third
+        // of a lease while other pods' slots idle, and slow steps never wait here beyond the free slots.
         int wanted = LocalSteps.Reservation.wanted(items, this::runsHere, now);
         if (wanted == 0) {
             return LocalSteps.Reservation.NONE; // nothing for this pod: most commits that end runs
         }
         boolean allQuick = items.stream().filter(item -> item.kind() == QueueKind.TASK)
                 .allMatch(item -> !runsHere(item.handler()) || pace.isQuick(item.handler()));
-        int reserved = slots.promise(wanted, allQuick ? quickOnSlots.get() : 0);
+        int reserved = slots.promise(wanted, allQuick ? Math.max(0, config.worker().threads() - slowOnSlots.get()) : 0);
         return reserved == 0 ? LocalSteps.Reservation.NONE
                 : new LocalSteps.Reservation(reserved, this::runsHere, pod.name(), config.worker().lease());
     }

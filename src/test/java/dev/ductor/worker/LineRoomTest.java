@@ -90,6 +90,11 @@ class LineRoomTest {
         });
         String workflow = fixtures.define(TENANT, "{\"nodes\":[{\"id\":\"gate\",\"type\":\"signal\",\"signal\":\"never\"},"
                 + "{\"id\":\"step\",\"type\":\"task\",\"handler\":\"noop\",\"dependsOn\":[\"gate\"]}]}");
+        if (kind.equals("sleep")) {
+            for (int i = 0; i < 200; i++) {
+                worker.recordPace("sleep", 4_000_000_000L); // slow, whatever another test recorded
+            }
+        }
         int slots = config.worker().threads();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         for (int i = 0; i < slots && System.nanoTime() < deadline; ) {
@@ -110,11 +115,6 @@ class LineRoomTest {
             }
             worker.handOver(slot, List.of(leased));
             i++;
-        }
-        if (kind.equals("sleep")) {
-            for (int i = 0; i < 200; i++) {
-                worker.recordPace("sleep", 4_000_000_000L);
-            }
         }
         return slots;
     }
