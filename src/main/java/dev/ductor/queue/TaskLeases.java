@@ -30,11 +30,36 @@ public class TaskLeases {
     public record Taken(UUID runId, String node, int attempt, String tenant, String tier) {
     }
 
+    // The statements, as they run: QueueIdLookupPlanTest EXPLAINs these very strings.
+    static final String EXTEND_LEASE = """
+            UPDATE eec_queue_item SET available_at = :until
+             WHERE id = :id AND lease_token = :token AND (CAST(:tenant AS text) IS NULL OR tenant = :tenant)""";
+    // No kind = 'TASK': it would let the planner reach the row by id through the expired-leases index (partial on
+    // kind = 'TASK'), as QueueIdLookupPlanTest showed; a lease token is issued for one row, so it names a task already.
+    static final String TAKE = """
+            DELETE FROM eec_queue_item WHERE id = :id AND lease_token = :token
+               AND (CAST(:tenant AS text) IS NULL OR tenant = :tenant)
+            RETURNING run_id, node_id, attempt, tenant, tier""";
+    static final String TAKE_EXPIRED = """
+            WITH expired AS MATERIALIZED (
+                SELECT id FROM eec_queue_item
+                 WHERE kind = 'TASK' AND lease_token IS NOT NULL AND available_at <= :now
+                 ORDER BY available_at, id
+                 LIMIT :max
+                 FOR UPDATE SKIP LOCKED)
+            DELETE FROM eec_queue_item q WHERE q.id = ANY(ARRAY(SELECT id FROM expired))
+            RETURNING %s""".formatted(QueueRepository.prefixed());
+    static final String RELEASE = "UPDATE eec_queue_item SET lease_token = NULL, lease_owner = NULL, available_at = :now"
+            + " WHERE id = :id AND lease_token = :token";
+    /** JDBC parameters: the ids (bigint[]), then the tokens (uuid[]). */
+    static final String TAKE_LEASED = """
+            DELETE FROM eec_queue_item
+             WHERE id = ANY(?) AND lease_token = ANY(?)
+            RETURNING id""";
+
     /** Extends a lease still held with this token (by this tenant, unless null); false when it was lost. */
     public boolean extendLease(String tenant, long id, UUID leaseToken, Instant until) {
-        return em.createNativeQuery("""
-                        UPDATE eec_queue_item SET available_at = :until
-                         WHERE id = :id AND lease_token = :token AND (CAST(:tenant AS text) IS NULL OR tenant = :tenant)""")
+        return em.createNativeQuery(EXTEND_LEASE)
                 .setParameter("id", id)
                 .setParameter("token", leaseToken)
                 .setParameter("until", until)
@@ -47,10 +72,7 @@ public class TaskLeases {
      * that takes it is the one accepted. Empty when the lease was lost or the row is gone.
      */
     public java.util.Optional<Taken> take(String tenant, long id, UUID leaseToken) {
-        List<?> rows = em.createNativeQuery("""
-                        DELETE FROM eec_queue_item WHERE id = :id AND lease_token = :token AND kind = 'TASK'
-                           AND (CAST(:tenant AS text) IS NULL OR tenant = :tenant)
-                        RETURNING run_id, node_id, attempt, tenant, tier""")
+        List<?> rows = em.createNativeQuery(TAKE)
                 .setParameter("id", id)
                 .setParameter("token", leaseToken)
                 .setParameter("tenant", tenant)
@@ -76,15 +98,7 @@ public class TaskLeases {
     @SuppressWarnings("unchecked")
     public List<QueueItem> takeExpiredTaskLeases(Instant now, int max) {
         indexLookups.forThisTransaction(); // the DELETE finds its rows by id = ANY(...), as the coordinator claim does
-        List<Object[]> rows = em.createNativeQuery("""
-                        WITH expired AS MATERIALIZED (
-                            SELECT id FROM eec_queue_item
-                             WHERE kind = 'TASK' AND lease_token IS NOT NULL AND available_at <= :now
-                             ORDER BY available_at, id
-                             LIMIT :max
-                             FOR UPDATE SKIP LOCKED)
-                        DELETE FROM eec_queue_item q WHERE q.id = ANY(ARRAY(SELECT id FROM expired))
-                        RETURNING %s""".formatted(QueueRepository.prefixed()))
+        List<Object[]> rows = em.createNativeQuery(TAKE_EXPIRED)
                 .setParameter("now", now)
                 .setParameter("max", max)
                 .getResultList();
@@ -93,8 +107,7 @@ public class TaskLeases {
 
     /** Gives a claimed task back unfinished (this pod is shutting down): claimable at once, no attempt spent. */
     public boolean release(long id, UUID leaseToken, Instant now) {
-        return em.createNativeQuery("UPDATE eec_queue_item SET lease_token = NULL, lease_owner = NULL, available_at = :now"
-                        + " WHERE id = :id AND lease_token = :token")
+        return em.createNativeQuery(RELEASE)
                 .setParameter("id", id)
                 .setParameter("token", leaseToken)
                 .setParameter("now", now)
@@ -137,10 +150,7 @@ public class TaskLeases {
         }
         return em.unwrap(Session.class).doReturningWork(connection -> {
             Set<Long> taken = new HashSet<>();
-            try (PreparedStatement delete = connection.prepareStatement("""
-                    DELETE FROM eec_queue_item
-                     WHERE id = ANY(?) AND lease_token = ANY(?)
-                    RETURNING id""")) {
+            try (PreparedStatement delete = connection.prepareStatement(TAKE_LEASED)) {
                 delete.setArray(1, connection.createArrayOf("bigint", ids.toArray()));
                 delete.setArray(2, connection.createArrayOf("uuid", leaseTokens.toArray()));
                 try (ResultSet rs = delete.executeQuery()) {

@@ -132,7 +132,7 @@ class ExternalWorkerApiTest {
         CompletableFuture<List<Object>> poll = CompletableFuture.supplyAsync(() -> api.as("worker")
                 .body("{\"handlers\":[\"" + handler + "\"],\"workerId\":\"w\",\"max\":1,\"waitSeconds\":20}")
                 .post("/api/v1/tasks/claim").then().statusCode(200).extract().jsonPath().getList("$"));
-        Thread.sleep(500);
+        awaitAClaimWaiting(poll);
         long queued = System.nanoTime();
         api.start(workflow);
         assertEquals(1, poll.get(20, TimeUnit.SECONDS).size());
@@ -140,6 +140,28 @@ class ExternalWorkerApiTest {
         // generous for a loaded 2-core machine and far below a poll that merely waited.
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - queued);
         assertTrue(waitedMs < 5000, "the claim returned " + waitedMs + " ms after the task was queued");
+    }
+
+    /**
+     * Waits until the server holds a claim that found nothing and waits for work: a request thread parked in
+     * {@code ExternalTasks.claim}'s wait on its queue signal. Only then is a task queued "after" the poll began.
+     */
+    private static void awaitAClaimWaiting(CompletableFuture<?> poll) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (System.nanoTime() < deadline && !poll.isDone()) {
+            for (Map.Entry<Thread, StackTraceElement[]> thread : Thread.getAllStackTraces().entrySet()) {
+                List<StackTraceElement> frames = List.of(thread.getValue());
+                boolean inClaim = frames.stream().anyMatch(f -> f.getClassName().equals("dev.ductor.worker.ExternalTasks")
+                        && f.getMethodName().equals("claim"));
+                boolean waiting = frames.stream().anyMatch(f -> f.getClassName().startsWith("dev.ductor.queue.QueueSignal")
+                        && f.getMethodName().equals("await"));
+                if (inClaim && waiting && thread.getKey().getState() == Thread.State.TIMED_WAITING) {
+                    return;
+                }
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("the claim never waited for work" + (poll.isDone() ? ": it returned " + poll.join() : ""));
     }
 
     @Test

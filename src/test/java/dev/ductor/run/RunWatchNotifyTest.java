@@ -109,9 +109,11 @@ class RunWatchNotifyTest {
                 update.setObject(1, runId);
                 update.executeUpdate(); // its trigger found no watch: this commit will notify nobody
             }
+            int writerPid = dev.ductor.support.LockHolder.backendPid(writer);
             java.util.concurrent.CompletableFuture<AutoCloseable> subscribing =
                     java.util.concurrent.CompletableFuture.supplyAsync(() -> feed.subscribe(runId, version -> { }));
-            Thread.sleep(700);
+            // The subscription's session is seen waiting for the writer's row lock: it waits, not merely is slow.
+            dev.ductor.support.LockHolder.awaitBlockedBy(dataSource, writerPid);
             assertTrue(!subscribing.isDone(), "the subscription waits for the writer that could not see its watch");
             writer.commit();
             try (AutoCloseable subscription = subscribing.get(10, java.util.concurrent.TimeUnit.SECONDS)) {

@@ -73,4 +73,32 @@ public final class LockHolder {
         }
         throw new AssertionError("fewer than " + sessions + " session(s) ever blocked on a row lock");
     }
+
+    /** The backend pid of this connection's session, for {@link #awaitBlockedBy}. */
+    public static int backendPid(Connection connection) throws Exception {
+        try (ResultSet rs = connection.createStatement().executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /** Waits until some session waits for a lock held by the session {@code blockerPid} (pg_blocking_pids). */
+    public static void awaitBlockedBy(AgroalDataSource dataSource, int blockerPid) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (Connection connection = dataSource.getConnection();
+             var blocked = connection.prepareStatement(
+                     "SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))")) {
+            blocked.setInt(1, blockerPid);
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rs = blocked.executeQuery()) {
+                    rs.next();
+                    if (rs.getLong(1) > 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(5);
+            }
+        }
+        throw new AssertionError("no session ever waited for a lock held by session " + blockerPid);
+    }
 }

@@ -102,18 +102,26 @@ class StepSlotsTest {
         int slotCount = 4;
         int perThread = 2_000;
         int threads = 6;
+        // A step holds its slot from the moment StepSlots starts it until it calls freed(): counted there, not
+        // while its body happens to run on a step thread (that window is a few instructions, and a step queued in
+        // the executor holds a slot without running), so "running" is every slot handed out and not yet given back.
         AtomicInteger running = new AtomicInteger();
         AtomicInteger mostAtOnce = new AtomicInteger();
         Set<Long> ran = ConcurrentHashMap.newKeySet();
+        CountDownLatch allRan = new CountDownLatch(threads * perThread);
         ExecutorService stepThreads = Executors.newFixedThreadPool(slotCount * 2);
         StepSlots[] holder = new StepSlots[1];
-        Consumer<QueueItem> start = task -> stepThreads.execute(() -> {
-            int now = running.incrementAndGet();
-            mostAtOnce.accumulateAndGet(now, Math::max);
-            ran.add(task.id());
-            running.decrementAndGet();
-            holder[0].freed();
-        });
+        Consumer<QueueItem> start = task -> {
+            mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+            stepThreads.execute(() -> {
+                boolean first = ran.add(task.id());
+                running.decrementAndGet(); // before freed(): once the slot is back, another step may start on it
+                holder[0].freed();
+                if (first) {
+                    allRan.countDown(); // after freed(): the last step's slot is back when the test reads the slots
+                }
+            });
+        };
         holder[0] = new StepSlots(slotCount, start);
         CountDownLatch go = new CountDownLatch(1);
         ExecutorService offerers = Executors.newFixedThreadPool(threads);
@@ -138,10 +146,7 @@ class StepSlotsTest {
         go.countDown();
         offerers.shutdown();
         assertTrue(offerers.awaitTermination(30, TimeUnit.SECONDS));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (ran.size() < threads * perThread && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        allRan.await(30, TimeUnit.SECONDS);
         stepThreads.shutdown();
         assertEquals(threads * perThread, ran.size(), "every step offered ran");
         assertTrue(mostAtOnce.get() <= slotCount, "at most " + slotCount + " at once, saw " + mostAtOnce.get());

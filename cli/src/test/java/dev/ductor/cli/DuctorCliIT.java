@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ductor.sdk.DuctorClient;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The CLI against the real server: in-process through picocli with captured output, and once through bin/ductor as
  * a process of its own.
  */
+@Tag("it")
 class DuctorCliIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -3,6 +3,7 @@ package dev.ductor.sdk;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The client against the real server on its embedded PostgreSQL: every call, and every error typed. */
+@Tag("it")
 class DuctorClientIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

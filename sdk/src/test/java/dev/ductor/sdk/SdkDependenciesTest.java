@@ -3,6 +3,7 @@ package dev.ductor.sdk;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
@@ -12,6 +13,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  * The SDK is a small library users put into their own applications: it may depend on the JDK, Jackson, SLF4J and
  * (optionally) Micrometer, and on nothing of the server: no {@code dev.ductor} server package, no Quarkus, no Jakarta.
  */
+@Tag("unit")
 class SdkDependenciesTest {
 
     private static final JavaClasses SDK = new ClassFileImporter()

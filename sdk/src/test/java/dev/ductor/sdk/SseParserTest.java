@@ -1,5 +1,6 @@
 package dev.ductor.sdk;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -8,6 +9,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+@Tag("unit")
 class SseParserTest {
 
     private static List<SseParser.Event> parse(String... lines) {

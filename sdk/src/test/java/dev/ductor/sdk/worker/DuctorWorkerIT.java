@@ -8,6 +8,7 @@ import dev.ductor.sdk.TestServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.MDC;
 
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * One SDK worker in this JVM against the real server, whose task lease is {@link TestServer#LEASE} (3 s) and whose
  * reaper looks every second: heartbeats, lease loss, failures and shutdown.
  */
+@Tag("it")
 class DuctorWorkerIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

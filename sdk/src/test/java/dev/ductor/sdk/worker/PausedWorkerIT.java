@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ductor.sdk.DuctorClient;
 import dev.ductor.sdk.Run;
 import dev.ductor.sdk.TestServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * SIGCONT, the worker's next heartbeat is refused, so the handler of attempt 1 is cancelled and interrupted and its
  * result is never sent; the same worker then runs attempt 2, whose result is the run's.
  */
+@Tag("it")
 class PausedWorkerIT {
 
     @Test

@@ -6,6 +6,7 @@ import dev.ductor.sdk.Run;
 import dev.ductor.sdk.TestServer;
 import dev.ductor.sdk.Transition;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * task is killed with SIGKILL mid-task: its lease is reaped, attempt 2 completes on another worker, all 500 runs
  * succeed, and every node attempt was executed and applied once.
  */
+@Tag("it")
 class WorkerFleetIT {
 
     private static final int RUNS = 500;
