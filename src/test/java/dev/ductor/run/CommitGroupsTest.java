@@ -3,7 +3,9 @@ package dev.ductor.run;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -11,7 +13,10 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The group commit's linger: how long it waits for more results, and that it never overfills a batch. */
+/**
+ * How a committer forms its groups: a lone item commits at once, and only after a group that was shared, with a linger
+ * set, does the next group wait that long for more; a linger never overfills a batch.
+ */
 @Tag("unit")
 class CommitGroupsTest {
 
@@ -57,5 +62,81 @@ class CommitGroupsTest {
         assertEquals(List.of(1, 2, 3), batch);
         assertEquals(List.of(4, 5), new ArrayList<>(queue));
         assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(10), "a full batch does not wait out the linger");
+    }
+
+    /**
+     * A queue whose timed poll never waits: it records how long it was asked to wait and, when it is empty, hands out
+     * the next of {@code arriving} as if that item had arrived during the wait.
+     */
+    private static final class ScriptedQueue extends LinkedBlockingQueue<Integer> {
+
+        final List<Long> waits = new ArrayList<>();
+        final Deque<Integer> arriving = new ArrayDeque<>();
+
+        @Override
+        public Integer poll(long timeout, TimeUnit unit) {
+            waits.add(unit.toNanos(timeout));
+            Integer next = super.poll();
+            return next != null ? next : arriving.poll();
+        }
+    }
+
+    private static final long LINGER = TimeUnit.SECONDS.toNanos(5);
+    private static final long FIRST_POLL = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private static List<Integer> next(CommitGroups<Integer> groups) throws InterruptedException {
+        List<Integer> group = new ArrayList<>();
+        assertTrue(groups.next(group));
+        return group;
+    }
+
+    @Test
+    void aLoneItemOnAQuietQueueCommitsAtOnceEvenWithALinger() throws Exception {
+        ScriptedQueue queue = new ScriptedQueue();
+        CommitGroups<Integer> groups = new CommitGroups<>(queue, 10, LINGER);
+        queue.add(1);
+        queue.arriving.add(2);
+
+        assertEquals(List.of(1), next(groups), "the first group lingers for nothing");
+        assertEquals(List.of(FIRST_POLL), queue.waits, "only the wait for a first item");
+    }
+
+    @Test
+    void onlyAfterASharedGroupDoesTheNextWaitTheLingerForMore() throws Exception {
+        ScriptedQueue queue = new ScriptedQueue();
+        CommitGroups<Integer> groups = new CommitGroups<>(queue, 10, LINGER);
+        queue.addAll(List.of(1, 2));
+        assertEquals(List.of(1, 2), next(groups), "what had arrived, shared");
+        assertEquals(1, queue.waits.size(), "no linger after nothing");
+
+        queue.add(3);
+        queue.arriving.add(4);
+        assertEquals(List.of(3, 4), next(groups), "after a shared group, 4 arriving within the linger joins 3");
+        assertEquals(4, queue.waits.size(), "the first poll, then the linger's: one that took 4, one that found no more");
+        for (long lingered : queue.waits.subList(2, 4)) {
+            assertTrue(lingered > 0 && lingered <= LINGER, "waited within the linger: " + queue.waits);
+        }
+
+        queue.add(5);
+        assertEquals(List.of(5), next(groups), "after a shared group it lingers, but nothing came");
+        assertEquals(6, queue.waits.size(), "the first poll, then the linger's poll that found nothing");
+
+        queue.add(6);
+        queue.arriving.add(7);
+        assertEquals(List.of(6), next(groups), "after a lone group, no linger: 7 is left for the next group");
+        assertEquals(7, queue.waits.size());
+        assertEquals(List.of(7), next(groups));
+    }
+
+    @Test
+    void withoutALingerASharedGroupIsNotFollowedByAWait() throws Exception {
+        ScriptedQueue queue = new ScriptedQueue();
+        CommitGroups<Integer> groups = new CommitGroups<>(queue, 10, 0);
+        queue.addAll(List.of(1, 2));
+        assertEquals(List.of(1, 2), next(groups));
+        queue.add(3);
+        queue.arriving.add(4);
+        assertEquals(List.of(3), next(groups), "no linger set: 4 is left for the next group");
+        assertEquals(List.of(FIRST_POLL, FIRST_POLL), queue.waits);
     }
 }

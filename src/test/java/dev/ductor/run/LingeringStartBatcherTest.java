@@ -1,6 +1,5 @@
 package dev.ductor.run;
 
-import dev.ductor.support.ManualCoordination;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import org.junit.jupiter.api.Tag;
@@ -18,8 +17,8 @@ import java.util.Map;
 @Tag("db")
 class LingeringStartBatcherTest extends StartBatcherTest {
 
-    /** {@link ManualCoordination} with a start linger long enough that racing starts queue behind it. */
-    public static class LingeringStarts extends ManualCoordination {
+    /** {@link StartBatcherTest.HeldStarts} with a start linger long enough that racing starts queue behind it. */
+    public static class LingeringStarts extends StartBatcherTest.HeldStarts {
 
         @Override
         public Map<String, String> getConfigOverrides() {

@@ -73,6 +73,9 @@ class UncertainStartTest {
     @Inject
     Clock clock;
 
+    @Inject
+    StartBatcher starts;
+
     @Test
     void theLeasesOfAStartWhoseAnswerWasLostAreHandedBackAndTheRunGoesOn() throws Exception {
         String workflow = fixtures.define(TENANT, "{\"nodes\":[{\"id\":\"a\",\"type\":\"task\",\"handler\":\"noop\"}]}");
@@ -93,5 +96,23 @@ class UncertainStartTest {
         assertEquals("SUCCEEDED", fixtures.status(runId), "its step waited out its lease");
         assertEquals(1, fixtures.count("SELECT (node_states -> 'a' ->> 'attempts')::int FROM eec_workflow_run WHERE run_id = ?1",
                 runId), "on its first attempt");
+    }
+
+    /**
+     * A group of starts whose statement failed for a reason other than a value the database refused may have been
+     * applied: it is not committed again by the fallback, which would apply a keyless start a second time. The start
+     * fails with the statement's error, and the client, who has no key, finds the one run by its own means.
+     */
+    @Test
+    void aKeylessStartWhoseGroupFailedOtherwiseIsNotAppliedTwice() {
+        String workflow = fixtures.define(TENANT, "{\"nodes\":[{\"id\":\"a\",\"type\":\"task\",\"handler\":\"noop\"}]}");
+        workflows.currentIfAny(TENANT, workflow); // seen current: the start is prepared and goes to the statement
+
+        PersistenceException failed = assertThrows(PersistenceException.class, () -> starts.start(TENANT, workflow,
+                new StartRequest(fixtures.json("{}"), null, "standard")));
+
+        assertEquals("a group of starts could not be written", failed.getMessage(), "the statement's own failure");
+        assertEquals(1, fixtures.count("SELECT count(*) FROM eec_workflow_run WHERE tenant = ?1 AND workflow_name = ?2",
+                TENANT, workflow), "applied once, by the statement, and not again by a transaction");
     }
 }
