@@ -88,7 +88,7 @@ class StartBatcherStoppingTest {
         }
     }
 
-    /** The one setting the committer reads: no start linger. */
+    /** The settings a start reads: no start linger, and the start queue's bound. */
     private static DuctorConfig noLinger() {
         DuctorConfig.Starts starts = (DuctorConfig.Starts) Proxy.newProxyInstance(DuctorConfig.class.getClassLoader(),
                 new Class<?>[] {DuctorConfig.Starts.class}, (proxy, method, args) -> {
@@ -97,10 +97,20 @@ class StartBatcherStoppingTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
+        DuctorConfig.Limits limits = (DuctorConfig.Limits) Proxy.newProxyInstance(DuctorConfig.class.getClassLoader(),
+                new Class<?>[] {DuctorConfig.Limits.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("startQueue")) {
+                        return 10_000;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
         return (DuctorConfig) Proxy.newProxyInstance(DuctorConfig.class.getClassLoader(),
                 new Class<?>[] {DuctorConfig.class}, (proxy, method, args) -> {
                     if (method.getName().equals("starts")) {
                         return starts;
+                    }
+                    if (method.getName().equals("limits")) {
+                        return limits;
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
