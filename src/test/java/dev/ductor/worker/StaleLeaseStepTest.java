@@ -120,7 +120,11 @@ class StaleLeaseStepTest {
     }
 
     private void awaitStepEnded(QueueItem task) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        awaitStepEnded(task, 30);
+    }
+
+    private void awaitStepEnded(QueueItem task, int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (worker.isRunning(task.id()) && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
@@ -150,9 +154,11 @@ class StaleLeaseStepTest {
 
         // An operator retried the node meanwhile: the lease is revoked, the next heartbeat finds it lost.
         QuarkusTransaction.requiringNew().run(() -> queue.supersedeTasks(task.runId(), "call", 1));
-        awaitStepEnded(task);
+        // The service answers only once the test ends, and the http step's own cap (ductor.http.max-time, 30 s) would
+        // end the call 30 s after it began: a step that ends within 15 s was stopped by the heartbeat (every lease/3,
+        // 10 s) that found the lease lost.
+        awaitStepEnded(task, 15);
 
-        // awaitStepEnded is the check that the step stopped: the service answers only once the test ends.
         assertEquals(0, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE task_id = ?1", task.id()),
                 "nothing was reported for the lost attempt");
     }
