@@ -37,6 +37,19 @@ public interface DuctorConfig {
 
     Limits limits();
 
+    Workflow workflow();
+
+    /** Bounds of the workflow language (README "Writing workflows"). */
+    interface Workflow {
+        /** The most items one {@code forEach} node may fan out over; a longer list fails the node. */
+        @WithDefault("1000")
+        int maxFanOut();
+
+        /** How deep child workflows may nest: a child deeper than this fails its parent's node instead of starting. */
+        @WithDefault("16")
+        int maxChildDepth();
+    }
+
     /** Bounds on what one tenant may hold open or pile up, so that it cannot stall the others (docs/operations.md). */
     interface Limits {
         /** Long-poll task claims ({@code waitSeconds} above 0) one tenant may hold open in a pod at once; past it, 429. */

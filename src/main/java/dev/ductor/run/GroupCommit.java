@@ -1,5 +1,6 @@
 package dev.ductor.run;
 
+import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.database.IndexLookups;
 import dev.ductor.metrics.DuctorMetrics;
@@ -11,6 +12,7 @@ import dev.ductor.queue.TaskLeases;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.RunSnapshot;
 import dev.ductor.run.core.Tick;
+import dev.ductor.run.core.TickLimits;
 import dev.ductor.run.core.TickResult;
 import dev.ductor.run.core.Transition;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -71,6 +73,8 @@ public class GroupCommit {
     @Inject DuctorMetrics metrics;
     @Inject Clock clock;
     @Inject IndexLookups indexLookups;
+    @Inject ChildRuns children;
+    @Inject DuctorConfig config;
 
     private record Planned(RunRows.Row row, TickResult result, List<StepReport> reports) {
     }
@@ -115,7 +119,7 @@ public class GroupCommit {
                 }
                 List<Input> inputs = new ArrayList<>(loader.inputs(pending.getOrDefault(row.runId(), List.of())));
                 run.getValue().forEach(report -> inputs.add(report.input()));
-                result = Tick.tick(snapshot, inputs, now);
+                result = Tick.tick(snapshot, inputs, now, new TickLimits(config.workflow().maxFanOut()));
             } catch (RuntimeException cannotTickHere) {
                 LOG.warnf("run %s cannot be ticked in a group commit (%s); its results go through its inbox",
                         row.runId(), cannotTickHere.getMessage());
@@ -157,6 +161,16 @@ public class GroupCommit {
         }
         history.append(transitions, now);
         queue.deleteForRuns(finished);
+        for (int i = 0; i < planned.size(); i++) {
+            Planned p = planned.get(i);
+            if (won[i]) {
+                RunRows.Row row = p.row();
+                children.apply(row.runId(), row.tenant(), row.tier(), p.result().effects(), now);
+                if (p.result().status().isTerminal() && row.parent() != null) {
+                    children.ended(row.parent(), row.tenant(), row.tier(), row.runId(), row.workflowName(), p.result(), now);
+                }
+            }
+        }
         for (StepReport report : viaInbox) {
             inbox.deliver(report.runId(), InboxKind.TASK_RESULT, StepReport.dedupKey(report.node(), report.attempt()),
                     report.node(), report.attempt(), report.taskId(), json.write(report.payload(json.mapper())), now);

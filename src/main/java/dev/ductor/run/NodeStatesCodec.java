@@ -18,13 +18,16 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The {@code node_states} column: {@code {id: {state, attempts, leaseRetries?, output?, error?}}}, read back in definition
- * order. {@code leaseRetries} is written only when not 0, so rows written before it existed read back the same.
+ * The {@code node_states} column: {@code {id: {state, attempts, leaseRetries?, output?, error?, input?, byOperator?,
+ * items?: [{state, attempts, ...}]}}}, read back in definition order. The optional fields are written only when set, so
+ * rows written before they existed read back the same.
  *
  * <p>Streamed rather than built as a tree and then walked: every commit writes this column and every load reads it,
  * and the tree in between (a map per node, a node per field) was a pod's largest JSON cost under chain3. Only a
@@ -49,27 +52,46 @@ public class NodeStatesCodec {
         try (JsonGenerator out = mapper.createGenerator(text)) {
             out.writeStartObject();
             for (Map.Entry<String, NodeState> entry : nodes.entrySet()) {
-                NodeState node = entry.getValue();
-                out.writeObjectFieldStart(entry.getKey());
-                out.writeStringField("state", node.state().name());
-                out.writeNumberField("attempts", node.attempts());
-                if (node.leaseRetries() != 0) {
-                    out.writeNumberField("leaseRetries", node.leaseRetries());
-                }
-                if (node.output() != null) {
-                    out.writeFieldName("output");
-                    mapper.writeTree(out, node.output());
-                }
-                if (node.error() != null) {
-                    out.writeStringField("error", node.error());
-                }
-                out.writeEndObject();
+                out.writeFieldName(entry.getKey());
+                writeNode(out, mapper, entry.getValue());
             }
             out.writeEndObject();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serialise node states", e);
         }
         return text.toString();
+    }
+
+    /** One node's object; a fan-out's items are objects of the same form, in an array. */
+    private static void writeNode(JsonGenerator out, ObjectMapper mapper, NodeState node) throws IOException {
+        out.writeStartObject();
+        out.writeStringField("state", node.state().name());
+        out.writeNumberField("attempts", node.attempts());
+        if (node.leaseRetries() != 0) {
+            out.writeNumberField("leaseRetries", node.leaseRetries());
+        }
+        if (node.output() != null) {
+            out.writeFieldName("output");
+            mapper.writeTree(out, node.output());
+        }
+        if (node.error() != null) {
+            out.writeStringField("error", node.error());
+        }
+        if (node.input() != null) {
+            out.writeFieldName("input");
+            mapper.writeTree(out, node.input());
+        }
+        if (node.byOperator()) {
+            out.writeBooleanField("byOperator", true);
+        }
+        if (node.items() != null) {
+            out.writeArrayFieldStart("items");
+            for (NodeState item : node.items()) {
+                writeNode(out, mapper, item);
+            }
+            out.writeEndArray();
+        }
+        out.writeEndObject();
     }
 
     /** jsonb does not keep key order, so the definition decides it. */
@@ -103,6 +125,9 @@ public class NodeStatesCodec {
         int leaseRetries = 0;
         JsonNode output = null;
         String error = null;
+        JsonNode input = null;
+        boolean byOperator = false;
+        List<NodeState> items = null;
         while (in.nextToken() == JsonToken.FIELD_NAME) {
             String field = in.currentName();
             in.nextToken();
@@ -112,13 +137,21 @@ public class NodeStatesCodec {
                 case "leaseRetries" -> leaseRetries = in.getValueAsInt();
                 case "output" -> output = values.readValue(in);
                 case "error" -> error = values.<JsonNode>readValue(in).asText();
+                case "input" -> input = values.readValue(in);
+                case "byOperator" -> byOperator = in.getValueAsBoolean();
+                case "items" -> {
+                    items = new ArrayList<>();
+                    while (in.nextToken() == JsonToken.START_OBJECT) {
+                        items.add(node(in, values));
+                    }
+                }
                 default -> in.skipChildren();
             }
         }
         if (state == null || attempts == null) {
             throw new IllegalStateException("a node in node_states lacks its " + (state == null ? "state" : "attempts"));
         }
-        return new NodeState(state, attempts, output, error, leaseRetries);
+        return new NodeState(state, attempts, output, error, leaseRetries, input, items, byOperator);
     }
 
     private static void expect(JsonToken actual, JsonToken wanted) {

@@ -1,5 +1,6 @@
 package dev.ductor.run;
 
+import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.QueueSignal;
@@ -7,6 +8,7 @@ import dev.ductor.run.core.Effect;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.StateChecksum;
 import dev.ductor.run.core.Tick;
+import dev.ductor.run.core.TickLimits;
 import dev.ductor.run.core.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -80,10 +82,15 @@ public class RunCommitter {
     private final RunOutbox outbox;
     private final RunRows rows;
     private final RunLoader loader;
+    private final ChildRuns children;
+    private final TickLimits limits;
 
     @Inject
     public RunCommitter(EntityManager em, NodeStatesCodec codec, QueueRepository queue, RunInbox inbox, JsonCodec json,
-                        QueueSignal signal, RunHistory history, RunOutbox outbox, RunRows rows, RunLoader loader) {
+                        QueueSignal signal, RunHistory history, RunOutbox outbox, RunRows rows, RunLoader loader,
+                        ChildRuns children, DuctorConfig config) {
+        this.children = children;
+        this.limits = new TickLimits(config.workflow().maxFanOut());
         this.rows = rows;
         this.signal = signal;
         this.history = history;
@@ -110,10 +117,10 @@ public class RunCommitter {
         }
         List<Input> inputs = new ArrayList<>(loaded.inbox());
         inputs.addAll(command.after());
-        TickResult result = Tick.tick(loaded.snapshot(), inputs, now);
+        TickResult result = Tick.tick(loaded.snapshot(), inputs, now, limits);
         TickResult refused = null;
         if (command.allOrNothing()) {
-            TickResult met = Tick.tick(loaded.snapshot(), loaded.inbox(), now); // the state the change meets
+            TickResult met = Tick.tick(loaded.snapshot(), loaded.inbox(), now, limits); // the state the change meets
             if (met.status().isTerminal() || !result.refusedActions().isEmpty()) {
                 refused = result;
                 result = met;
@@ -159,6 +166,11 @@ public class RunCommitter {
                 }
             }
             outbox.write(outbox.items(run.runId, run.tenant, run.tier, result.effects()), now);
+        }
+        children.apply(run.runId, run.tenant, run.tier, result.effects(), now);
+        if (result.status().isTerminal() && run.parentRunId != null) {
+            children.ended(new RunRows.ParentLink(run.parentRunId, run.parentNode, run.parentAttempt), run.tenant, run.tier,
+                    run.runId, run.workflowName, result, now);
         }
         inbox.markConsumed(result.consumedInputs(), now);
     }

@@ -42,7 +42,8 @@ public class RunLoader {
     RunSnapshot snapshot(WorkflowRunEntity entity) {
         return snapshot(new RunRows.Row(entity.runId, entity.tenant, entity.workflowName, entity.workflowRevision,
                 entity.status, entity.tier, entity.nodeStates, entity.lastTransitionSeq, entity.stateChecksum,
-                entity.dbRecordVersion, entity.input, entity.output));
+                entity.dbRecordVersion, entity.input, entity.output, entity.parentRunId == null ? null
+                : new RunRows.ParentLink(entity.parentRunId, entity.parentNode, entity.parentAttempt)));
     }
 
     /**
@@ -58,7 +59,7 @@ public class RunLoader {
             throw new CorruptRunStateException(row.runId(), row.checksum(), StateChecksum.of(covered));
         }
         return new RunSnapshot(row.runId(), definition, RunStatus.valueOf(row.status()), nodes,
-                row.lastSeq(), row.version(), json.tree(row.input()));
+                row.lastSeq(), row.version(), json.tree(row.input()), row.revision());
     }
 
     private List<Input> inputs(UUID runId) {

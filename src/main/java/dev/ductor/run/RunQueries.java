@@ -53,10 +53,23 @@ public class RunQueries {
         if (verified.refusal() != null) {
             throw verified.refusal();
         }
-        RunView view = view(run, verified);
+        RunView view = view(run, verified).withFamily(run.parentRunId, children(tenant, runId));
         return deadLetters.of(tenant, runId)
                 .map(d -> view.withDeadLetters(new RunView.DeadLetters(d.items(), d.failedDeliveries(), d.lastError(), d.since())))
                 .orElse(view);
+    }
+
+    /** The child runs a run's {@code workflow} nodes started, oldest first. */
+    @SuppressWarnings("unchecked")
+    private List<RunView.ChildView> children(String tenant, UUID runId) {
+        List<Object[]> rows = em.createNativeQuery("""
+                        SELECT run_id, parent_node, parent_attempt, workflow_name, status FROM eec_workflow_run
+                         WHERE parent_run_id = ?1 AND tenant = ?2 ORDER BY created_at, run_id LIMIT 1000""")
+                .setParameter(1, runId)
+                .setParameter(2, tenant)
+                .getResultList();
+        return rows.stream().map(r -> new RunView.ChildView((UUID) r[0], (String) r[1], ((Number) r[2]).intValue(),
+                (String) r[3], (String) r[4])).toList();
     }
 
     /** What a command needs to know of a run before it writes to its inbox. */
@@ -272,7 +285,7 @@ public class RunQueries {
 
     private RunView view(WorkflowRunEntity run, Verified verified) {
         Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
-        verified.nodes().forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
+        verified.nodes().forEach((id, n) -> nodes.put(id, RunView.NodeView.of(n)));
         return new RunView(run.runId, run.workflowName, run.workflowRevision, run.status, run.tier, run.idempotencyKey,
                 run.correlationKey, nodes, json.tree(run.input), json.tree(run.output), run.dbRecordVersion, run.createdAt,
                 run.updatedAt, verified.refusal() == null ? null : CORRUPT);

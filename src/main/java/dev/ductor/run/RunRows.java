@@ -55,7 +55,12 @@ public class RunRows {
 
     /** A run row as a tick needs it (the output only to verify the checksum, which covers it). */
     public record Row(UUID runId, String tenant, String workflowName, int revision, String status, String tier,
-                      String nodeStates, long lastSeq, String checksum, long version, String input, String output) {
+                      String nodeStates, long lastSeq, String checksum, long version, String input, String output,
+                      ParentLink parent) {
+    }
+
+    /** The parent run, node and attempt a child run answers to. */
+    public record ParentLink(UUID runId, String node, int attempt) {
     }
 
     /** A tick's new state for one run, to be written only if the run is still at {@code expectedVersion}. */
@@ -69,7 +74,8 @@ public class RunRows {
     // own lock, leaves inserts that reference the run (an inbox delivery, a history row) free to go on.
     private static final String LOCK = """
             SELECT run_id, tenant, workflow_name, workflow_revision, status, tier, CAST(node_states AS text),
-                   last_transition_seq, state_checksum, db_record_version, CAST(input AS text), CAST(output AS text)
+                   last_transition_seq, state_checksum, db_record_version, CAST(input AS text), CAST(output AS text),
+                   parent_run_id, parent_node, parent_attempt
               FROM eec_workflow_run WHERE run_id = ANY(?) ORDER BY run_id FOR NO KEY UPDATE""";
 
     // One statement for all of a group commit's runs: each row's own versioned change, the same check and bump as
@@ -402,11 +408,31 @@ public class RunRows {
                         UUID id = rs.getObject(1, UUID.class);
                         rows.put(id, new Row(id, rs.getString(2), rs.getString(3), rs.getInt(4), rs.getString(5),
                                 rs.getString(6), rs.getString(7), rs.getLong(8), rs.getString(9), rs.getLong(10),
-                                rs.getString(11), rs.getString(12)));
+                                rs.getString(11), rs.getString(12), parent(rs.getObject(13, UUID.class),
+                                rs.getString(14), rs.getInt(15))));
                     }
                 }
             }
             return rows;
+        });
+    }
+
+    private static ParentLink parent(UUID runId, String node, int attempt) {
+        return runId == null ? null : new ParentLink(runId, node, attempt);
+    }
+
+    /** The parent a child run answers to, written once, in the transaction that inserted the child. */
+    public void linkToParent(UUID childRunId, ParentLink parent) {
+        em.unwrap(Session.class).doWork(connection -> {
+            try (PreparedStatement update = connection.prepareStatement("""
+                    UPDATE eec_workflow_run SET parent_run_id = ?, parent_node = ?, parent_attempt = ?
+                     WHERE run_id = ? AND parent_run_id IS NULL""")) {
+                update.setObject(1, parent.runId());
+                update.setString(2, parent.node());
+                update.setInt(3, parent.attempt());
+                update.setObject(4, childRunId);
+                update.executeUpdate();
+            }
         });
     }
 

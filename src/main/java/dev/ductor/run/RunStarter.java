@@ -3,7 +3,10 @@ package dev.ductor.run;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.error.IdempotencyKeyReusedException;
 import dev.ductor.error.NotFoundException;
+import dev.ductor.config.DuctorConfig;
+import dev.ductor.run.core.Effect;
 import dev.ductor.run.core.NodeState;
+import dev.ductor.run.core.TickLimits;
 import dev.ductor.run.core.RunSnapshot;
 import dev.ductor.run.core.RunStatus;
 import dev.ductor.run.core.Tick;
@@ -49,12 +52,16 @@ public class RunStarter {
     private final RunOutbox outbox;
     private final LocalSteps localSteps;
     private final RunRows rows;
+    private final ChildRuns children;
+    private final DuctorConfig config;
 
     @Inject
     public RunStarter(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, RunQueries queries,
                       JsonCodec json, Clock clock, RunHistory history, RunOutbox outbox, LocalSteps localSteps,
-                      RunRows rows) {
+                      RunRows rows, ChildRuns children, DuctorConfig config) {
         this.rows = rows;
+        this.children = children;
+        this.config = config;
         this.localSteps = localSteps;
         this.history = history;
         this.outbox = outbox;
@@ -69,8 +76,15 @@ public class RunStarter {
     public record Started(boolean created, RunView run) {
     }
 
-    /** One start of a batch: which workflow, for whom, with what. */
-    public record Request(String tenant, String workflow, StartRequest request) {
+    /**
+     * One start of a batch: which workflow, for whom, with what; {@code revision} pins one (a child workflow node's
+     * {@code revision}), null takes the current one.
+     */
+    public record Request(String tenant, String workflow, StartRequest request, Integer revision) {
+
+        public Request(String tenant, String workflow, StartRequest request) {
+            this(tenant, workflow, request, null);
+        }
     }
 
     /** What became of one start of a batch: the run, or why it was refused (nothing of it was written then). */
@@ -106,16 +120,19 @@ public class RunStarter {
         List<Integer> indexes = new ArrayList<>();
         for (int i = 0; i < requests.size(); i++) {
             Request r = requests.get(i);
-            Optional<WorkflowService.Pinned> pinned = pinnedByWorkflow.computeIfAbsent(r.tenant() + '\u001f' + r.workflow(),
-                    k -> workflows.currentIfAny(r.tenant(), r.workflow()));
+            Optional<WorkflowService.Pinned> pinned = r.revision() != null ? workflows.revisionIfAny(r.tenant(), r.workflow(), r.revision())
+                    : pinnedByWorkflow.computeIfAbsent(r.tenant() + '\u001f' + r.workflow(),
+                            k -> workflows.currentIfAny(r.tenant(), r.workflow()));
             if (pinned.isEmpty()) {
-                results[i] = new Result(null, new NotFoundException("Workflow", r.workflow()));
+                results[i] = new Result(null, new NotFoundException(r.revision() == null ? "Workflow" : "Workflow revision",
+                        r.revision() == null ? r.workflow() : r.workflow() + "@" + r.revision()));
             } else {
                 fresh.add(prepare(r, pinned.get(), now));
                 indexes.add(i);
             }
         }
         Set<UUID> inserted = rows.insert(fresh.stream().map(Prepared::row).toList(), now);
+        List<Prepared> withChildren = new ArrayList<>();
         Map<UUID, List<Transition>> history = new LinkedHashMap<>();
         List<NewQueueItem> items = new ArrayList<>();
         for (int f = 0; f < fresh.size(); f++) {
@@ -126,10 +143,16 @@ public class RunStarter {
             }
             history.put(start.row().runId(), start.transitions());
             items.addAll(start.items());
+            if (!start.children().isEmpty()) {
+                withChildren.add(start);
+            }
             results[indexes.get(f)] = new Result(new Started(true, start.answer()), null);
         }
         this.history.append(history, now);
         outbox.dispatch(items, localSteps, now); // eager: the first steps this pod can run, leased to it
+        for (Prepared start : withChildren) { // a run whose first node is a child workflow: the child starts with it
+            children.start(start.row().runId(), start.row().tenant(), start.row().tier(), start.children(), now);
+        }
         return List.of(results);
     }
 
@@ -139,7 +162,7 @@ public class RunStarter {
      * can do it before the start joins a group ({@link StartBatcher}).
      */
     public record Prepared(Request request, Instant at, RunRows.NewRun row, List<Transition> transitions,
-                           List<NewQueueItem> items, RunView answer) {
+                           List<NewQueueItem> items, RunView answer, List<Effect.StartChild> children) {
     }
 
     /**
@@ -149,6 +172,7 @@ public class RunStarter {
     public Prepared prepareOnLastSeen(Request r) {
         return workflows.lastSeenCurrent(r.tenant(), r.workflow())
                 .map(pinned -> prepare(r, pinned, clock.instant().truncatedTo(ChronoUnit.MICROS)))
+                .filter(prepared -> prepared.children().isEmpty()) // a child is started in a transaction: startAll's
                 .orElse(null);
     }
 
@@ -157,8 +181,9 @@ public class RunStarter {
         Map<String, NodeState> pending = new LinkedHashMap<>();
         pinned.definition().nodes().forEach(n -> pending.put(n.id(), NodeState.pending()));
         // seq 1 is the run's own "started" entry; the first tick continues from there.
-        RunSnapshot fresh = new RunSnapshot(runId, pinned.definition(), RunStatus.RUNNING, pending, 1, 0, r.request().input());
-        TickResult first = Tick.tick(fresh, List.of(), now);
+        RunSnapshot fresh = new RunSnapshot(runId, pinned.definition(), RunStatus.RUNNING, pending, 1, 0, r.request().input(),
+                pinned.revision());
+        TickResult first = Tick.tick(fresh, List.of(), now, new TickLimits(config.workflow().maxFanOut()));
         Map<String, NodeState> ordered = new LinkedHashMap<>();
         pinned.definition().nodes().forEach(n -> ordered.put(n.id(), first.nodes().get(n.id())));
         StartRequest request = r.request();
@@ -172,10 +197,11 @@ public class RunStarter {
         transitions.addAll(first.transitions());
         // The answer is what is inserted: no need to read the row back.
         Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
-        ordered.forEach((id, n) -> nodes.put(id, new RunView.NodeView(n.state().name(), n.attempts(), n.output(), n.error())));
+        ordered.forEach((id, n) -> nodes.put(id, RunView.NodeView.of(n)));
         RunView answer = new RunView(runId, r.workflow(), pinned.revision(), first.status().name(), request.tier(),
                 request.idempotencyKey(), request.correlationKey(), nodes, request.input(), first.output(), 0, now, now);
-        return new Prepared(r, now, row, transitions, outbox.items(runId, r.tenant(), request.tier(), first.effects()), answer);
+        return new Prepared(r, now, row, transitions, outbox.items(runId, r.tenant(), request.tier(), first.effects()), answer,
+                first.effects().stream().filter(Effect.StartChild.class::isInstance).map(Effect.StartChild.class::cast).toList());
     }
 
     /**

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -31,7 +32,16 @@ public record RunView(
         Instant createdAt,
         Instant updatedAt,
         String integrity,
-        DeadLetters deadLetters) {
+        DeadLetters deadLetters,
+        @JsonInclude(JsonInclude.Include.ALWAYS) UUID parentRunId,
+        List<ChildView> children) {
+
+    public RunView(UUID runId, String workflow, int revision, String status, String tier, String idempotencyKey,
+                   String correlationKey, Map<String, NodeView> nodes, JsonNode input, JsonNode output, long version,
+                   Instant createdAt, Instant updatedAt, String integrity, DeadLetters deadLetters) {
+        this(runId, workflow, revision, status, tier, idempotencyKey, correlationKey, nodes, input, output, version,
+                createdAt, updatedAt, integrity, deadLetters, null, null);
+    }
 
     /** A run that passed verification (or was just written), without an integrity mark. */
     public RunView(UUID runId, String workflow, int revision, String status, String tier, String idempotencyKey,
@@ -51,7 +61,18 @@ public record RunView(
 
     public RunView withDeadLetters(DeadLetters parked) {
         return new RunView(runId, workflow, revision, status, tier, idempotencyKey, correlationKey, nodes, input, output,
-                version, createdAt, updatedAt, integrity, parked);
+                version, createdAt, updatedAt, integrity, parked, parentRunId, children);
+    }
+
+    /** The run with the parent it answers to (null for a top-level run) and the child runs its nodes started. */
+    public RunView withFamily(UUID parent, List<ChildView> started) {
+        return new RunView(runId, workflow, revision, status, tier, idempotencyKey, correlationKey, nodes, input, output,
+                version, createdAt, updatedAt, integrity, deadLetters, parent, started);
+    }
+
+    /** A child run a {@code workflow} node started: one per attempt. */
+    @RegisterForReflection
+    public record ChildView(UUID runId, String node, int attempt, String workflow, String status) {
     }
 
     /** The run's wakeups and timers dead-lettered after {@code failedDeliveries} failed ticks; see operations.md. */
@@ -59,8 +80,23 @@ public record RunView(
     public record DeadLetters(int items, int failedDeliveries, String lastError, Instant since) {
     }
 
+    /**
+     * One node: {@code input} is what its expressions gave it (absent when the definition's input is static), and a
+     * fan-out's {@code items} each have their own state, attempts, output and error; {@code skippedBy} is
+     * {@code "operator"} for a node an operator skipped (its dependants went ahead).
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @RegisterForReflection
-    public record NodeView(String state, int attempts, JsonNode output, String error) {
+    public record NodeView(String state, int attempts, JsonNode output, String error, JsonNode input,
+                           List<NodeView> items, String skippedBy) {
+
+        public NodeView(String state, int attempts, JsonNode output, String error) {
+            this(state, attempts, output, error, null, null, null);
+        }
+
+        public static NodeView of(dev.ductor.run.core.NodeState n) {
+            return new NodeView(n.state().name(), n.attempts(), n.output(), n.error(), n.input(),
+                    n.items() == null ? null : n.items().stream().map(NodeView::of).toList(), n.byOperator() ? "operator" : null);
+        }
     }
 }

@@ -57,6 +57,16 @@ public class WorkflowRunEntity extends PanacheEntityBase {
     @Column(updatable = false)
     public String correlationKey;
 
+    /** The run whose {@code workflow} node started this one, or null; set once, at start, by {@link RunRows}. */
+    @Column(insertable = false, updatable = false)
+    public UUID parentRunId;
+
+    @Column(insertable = false, updatable = false)
+    public String parentNode;
+
+    @Column(insertable = false, updatable = false)
+    public Integer parentAttempt;
+
     public Instant createdAt;
 
     public Instant updatedAt;

@@ -1,11 +1,17 @@
 package dev.ductor.workflow;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.time.Instant;
 
-/** A workflow as the API shows it: the accepted document plus its revision and edit version. */
+/**
+ * A workflow as the API shows it: the accepted document plus its revision and edit version. {@code output} is the
+ * template of the run's output, null (and left out) when the workflow declares none.
+ */
 @RegisterForReflection
-public record StoredWorkflow(String name, int revision, long version, JsonNode nodes, Instant createdAt, Instant updatedAt) {
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record StoredWorkflow(String name, int revision, long version, JsonNode output, JsonNode nodes, Instant createdAt,
+                             Instant updatedAt) {
 }

@@ -59,6 +59,9 @@ public class WorkflowService {
         WorkflowDefinition parsed = parser().parse(name, document);
         ObjectNode normalized = json.mapper().createObjectNode();
         normalized.put("name", parsed.name());
+        if (document.hasNonNull("output")) {
+            normalized.set("output", document.get("output"));
+        }
         normalized.set("nodes", document.get("nodes"));
         WorkflowDefinitionEntity existing = find(tenant, name);
         Instant now = clock.instant();
@@ -241,6 +244,15 @@ public class WorkflowService {
         return tenant + '\u001f' + name;
     }
 
+    /** A given revision, parsed, or empty when the workflow has no such revision (a child node's pinned one). */
+    public Optional<Pinned> revisionIfAny(String tenant, String name, int revision) {
+        try {
+            return Optional.of(new Pinned(revision, revision(tenant, name, revision)));
+        } catch (NotFoundException missing) {
+            return Optional.empty();
+        }
+    }
+
     /** A pinned revision, parsed once per JVM. */
     public WorkflowDefinition revision(String tenant, String name, int revision) {
         WorkflowRevisionEntity.Key key = new WorkflowRevisionEntity.Key(tenant, name, revision);
@@ -263,8 +275,9 @@ public class WorkflowService {
     }
 
     private StoredWorkflow view(WorkflowDefinitionEntity entity) {
-        return new StoredWorkflow(entity.name, entity.revision, entity.dbRecordVersion,
-                json.tree(entity.definition).get("nodes"), entity.createdAt, entity.updatedAt);
+        JsonNode definition = json.tree(entity.definition);
+        return new StoredWorkflow(entity.name, entity.revision, entity.dbRecordVersion, definition.get("output"),
+                definition.get("nodes"), entity.createdAt, entity.updatedAt);
     }
 
     private DefinitionParser parser() {

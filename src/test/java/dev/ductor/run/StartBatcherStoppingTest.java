@@ -51,14 +51,14 @@ class StartBatcherStoppingTest {
         CountDownLatch resume = new CountDownLatch(1);
         StartBatcher batcher = new StartBatcher();
         batcher.config = noLinger();
-        batcher.starter = new RunStarter(null, null, null, null, null, null, null, null, null, null) {
+        batcher.starter = new RunStarter(null, null, null, null, null, null, null, null, null, null, null, null) {
             @Override
             public Prepared prepareOnLastSeen(Request r) {
                 if ("held".equals(r.workflow())) {
                     preparing.countDown();
                     await(resume);
                 }
-                return new Prepared(r, null, null, List.of(), List.of(), null);
+                return new Prepared(r, null, null, List.of(), List.of(), null, List.of());
             }
 
             @Override

@@ -21,4 +21,16 @@ public sealed interface Effect {
      */
     record SupersedeTasks(String node, int throughAttempt) implements Effect {
     }
+
+    /**
+     * Start the child run of a {@code workflow} node's attempt, in the tick's own transaction. Its idempotency key comes
+     * from the run, the node and the attempt, so a repeated commit cannot start it twice; its end comes back to the
+     * node as the attempt's result.
+     */
+    record StartChild(String node, int attempt, String workflow, Integer revision, JsonNode input) implements Effect {
+    }
+
+    /** Cancel the child run of a {@code workflow} node's attempt: the parent ended or an operator skipped the node. */
+    record CancelChild(String node, int attempt) implements Effect {
+    }
 }

@@ -10,7 +10,7 @@ import java.util.Optional;
 
 /**
  * What an operator may do to a node of a running run. {@code skip}: a node that has not finished is marked
- * SKIPPED and its dependants go ahead. {@code retry}: a running task gets a new attempt now (a hung worker,
+ * SKIPPED and its dependants go ahead, as if it had succeeded (a branch not taken skips them instead). {@code retry}: a running task gets a new attempt now (a hung worker,
  * a long backoff); the old attempt's result, if it ever comes, is ignored as stale.
  */
 public final class OperatorActions {
@@ -48,6 +48,10 @@ public final class OperatorActions {
         }
         if (nodeDefinition.get().type() != NodeType.TASK) {
             return "node '" + node + "' is a " + nodeDefinition.get().type().wireName() + "; only task nodes can be retried";
+        }
+        if (nodeDefinition.get().isFanOut()) {
+            return "node '" + node + "' is a fan-out; its items retry under its retry policy, and it cannot be retried as"
+                    + " a whole while it runs";
         }
         return state == NodeStatus.RUNNING ? null : "node '" + node + "' is " + state + "; only a running task can be retried";
     }

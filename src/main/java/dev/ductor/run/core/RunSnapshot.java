@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * A run as loaded, at {@code version}: everything the tick may look at. Node states keep the
- * definition's node order.
+ * A run as loaded, at {@code version}: everything the tick may look at, its pinned {@code revision} included
+ * (expressions read it as {@code run.revision}). Node states keep the definition's node order.
  */
 public record RunSnapshot(
         UUID runId,
@@ -19,10 +19,16 @@ public record RunSnapshot(
         Map<String, NodeState> nodes,
         long lastSeq,
         long version,
-        JsonNode input) {
+        JsonNode input,
+        int revision) {
 
     public RunSnapshot {
         nodes = Collections.unmodifiableMap(new LinkedHashMap<>(nodes));
+    }
+
+    public RunSnapshot(UUID runId, WorkflowDefinition definition, RunStatus status, Map<String, NodeState> nodes,
+                       long lastSeq, long version, JsonNode input) {
+        this(runId, definition, status, nodes, lastSeq, version, input, 1);
     }
 
     /** A run that has not ticked yet: every node pending, nothing in its history. */

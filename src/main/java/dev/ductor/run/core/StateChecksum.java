@@ -75,18 +75,38 @@ public final class StateChecksum {
     private static void appendNodes(Map<String, NodeState> nodes, StringBuilder canonical) {
         new TreeMap<>(nodes).forEach((id, node) -> {
             CanonicalJson.quote(id, canonical);
-            canonical.append('|').append(node.state()).append('|').append(node.attempts());
-            if (node.leaseRetries() != 0) { // only then: a node without any seals as it did before the field existed
-                canonical.append('+').append(node.leaseRetries());
-            }
-            canonical.append('|');
-            CanonicalJson.write(node.output(), canonical);
-            canonical.append('|');
-            if (node.error() != null) {
-                CanonicalJson.quote(node.error(), canonical);
-            }
+            appendNode(node, canonical);
             canonical.append('\n');
         });
+    }
+
+    /** The fields added since v2 was defined are appended only when set: a node without them seals as it did before. */
+    private static void appendNode(NodeState node, StringBuilder canonical) {
+        canonical.append('|').append(node.state()).append('|').append(node.attempts());
+        if (node.leaseRetries() != 0) {
+            canonical.append('+').append(node.leaseRetries());
+        }
+        canonical.append('|');
+        CanonicalJson.write(node.output(), canonical);
+        canonical.append('|');
+        if (node.error() != null) {
+            CanonicalJson.quote(node.error(), canonical);
+        }
+        if (node.input() != null) {
+            canonical.append("|in=");
+            CanonicalJson.write(node.input(), canonical);
+        }
+        if (node.byOperator()) {
+            canonical.append("|op");
+        }
+        if (node.items() != null) {
+            canonical.append("|items=").append(node.items().size()).append('[');
+            node.items().forEach(item -> {
+                appendNode(item, canonical);
+                canonical.append(';');
+            });
+            canonical.append(']');
+        }
     }
 
     private static String sha256(CharSequence canonical) {

@@ -1,6 +1,7 @@
 package dev.ductor.run.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ductor.run.core.Effect.DispatchTask;
@@ -12,8 +13,13 @@ import dev.ductor.run.core.Input.SignalReceived;
 import dev.ductor.run.core.Input.TaskCompleted;
 import dev.ductor.run.core.Input.TaskFailed;
 import dev.ductor.run.core.Input.TimerFired;
+import dev.ductor.workflow.expr.Bindings;
+import dev.ductor.workflow.expr.NodeFacts;
+import dev.ductor.workflow.expr.RunFacts;
+import dev.ductor.workflow.expr.Template;
 import dev.ductor.workflow.model.NodeDefinition;
 import dev.ductor.workflow.model.NodeType;
+import dev.ductor.workflow.model.RunIf;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -24,19 +30,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The coordinator's tick: a pure function from a loaded run, what happened to it, and the time, to the
  * run's next state and the effects to commit with it. No clock, no database, no framework: the same
  * snapshot and inputs always give the same result, which is what makes a lost race safe to recompute.
  *
- * <p>One tick applies every input it is given (so a burst of results or signals costs one commit), then
- * starts every node whose dependencies are satisfied, repeating until nothing more can start.
+ * <p>One tick applies every input it is given (so a burst of results or signals costs one commit), then decides
+ * every pending node whose dependencies have finished (its trigger and {@code when}: start it or skip it), repeating
+ * until nothing more can be decided. The run ends when no node is open any more: FAILED when a node failed that was
+ * not allowed to, else SUCCEEDED. Expressions are evaluated here, on the snapshot, so they are as repeatable as the
+ * rest; one that fails fails its node, never the tick.
  */
 public final class Tick {
 
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
     private final RunSnapshot run;
     private final Instant now;
+    private final TickLimits limits;
     private final Map<String, NodeDefinition> definitions;
     private final Map<String, NodeState> nodes;
     private final List<Transition> transitions = new ArrayList<>();
@@ -49,11 +62,13 @@ public final class Tick {
     private final List<OperatorActions.Refusal> refusedActions = new ArrayList<>();
     private RunStatus status;
     private String endedBecause;
+    private JsonNode output;
     private long seq;
 
-    private Tick(RunSnapshot run, Instant now) {
+    private Tick(RunSnapshot run, Instant now, TickLimits limits) {
         this.run = run;
         this.now = now;
+        this.limits = limits;
         this.definitions = run.definition().nodesById();
         this.nodes = new LinkedHashMap<>(run.nodes());
         this.status = run.status();
@@ -61,7 +76,11 @@ public final class Tick {
     }
 
     public static TickResult tick(RunSnapshot run, List<? extends Input> inputs, Instant now) {
-        return new Tick(run, now).run(inputs);
+        return tick(run, inputs, now, TickLimits.DEFAULT);
+    }
+
+    public static TickResult tick(RunSnapshot run, List<? extends Input> inputs, Instant now, TickLimits limits) {
+        return new Tick(run, now, limits).run(inputs);
     }
 
     private TickResult run(List<? extends Input> inputs) {
@@ -76,11 +95,8 @@ public final class Tick {
             }
         }
         if (!status.isTerminal()) {
-            failRunIfANodeFailed();
-        }
-        if (!status.isTerminal()) {
-            startReadyNodes();
-            succeedRunIfAllDone();
+            decidePendingNodes();
+            endRunIfNothingCanRun();
         }
         if (status.isTerminal()) {
             unclaimedSignals.forEach(s -> consumed.add(s.id())); // no node will ever wait for them now
@@ -91,7 +107,7 @@ public final class Tick {
         }
         consumed.remove(0L); // inputs that did not come from the inbox need no marking
         discarded.removeAll(consumed);
-        return new TickResult(status, nodes, seq, status == RunStatus.SUCCEEDED ? outputs() : null,
+        return new TickResult(status, nodes, seq, status == RunStatus.SUCCEEDED ? output : null,
                 transitions, effects, consumed, discarded, refusedActions);
     }
 
@@ -99,18 +115,27 @@ public final class Tick {
         // Java 17: no pattern matching for switch yet, so an instanceof chain over the sealed type.
         if (input instanceof TaskCompleted done) {
             consumed.add(done.id());
-            if (isCurrentAttempt(done.node(), done.attempt())) {
+            Optional<ItemNode> item = itemOf(done.node());
+            if (item.isPresent()) {
+                completeItem(item.get(), done);
+            } else if (isCurrentAttempt(done.node(), done.attempt())) {
                 move(done.node(), NodeStatus.SUCCEEDED, "attempt " + done.attempt() + " completed");
                 nodes.compute(done.node(), (id, n) -> n.withOutput(done.output()).withError(null));
             }
         } else if (input instanceof TaskFailed failed) {
             consumed.add(failed.id());
-            if (isCurrentAttempt(failed.node(), failed.attempt())) {
+            Optional<ItemNode> item = itemOf(failed.node());
+            if (item.isPresent()) {
+                failItem(item.get(), failed);
+            } else if (isCurrentAttempt(failed.node(), failed.attempt())) {
                 retryOrFail(failed);
             }
         } else if (input instanceof LeaseExpired expired) {
             consumed.add(expired.id());
-            if (isCurrentAttempt(expired.node(), expired.attempt())) {
+            Optional<ItemNode> item = itemOf(expired.node());
+            if (item.isPresent()) {
+                itemLeaseExpired(item.get(), expired);
+            } else if (isCurrentAttempt(expired.node(), expired.attempt())) {
                 dispatchAgainOrFail(expired);
             }
         } else if (input instanceof TimerFired fired) {
@@ -149,16 +174,32 @@ public final class Tick {
         appliedActions.add(action);
         NodeDefinition definition = definitions.get(action.node());
         int attempts = nodes.get(action.node()).attempts();
-        if (definition.type() == NodeType.TASK && attempts > 0) {
-            effects.add(new Effect.SupersedeTasks(action.node(), attempts)); // the old attempt must not run as well
-        }
+        stopWhatRuns(definition);
         if (action.action() == OperatorActions.Action.SKIP) {
-            move(action.node(), NodeStatus.SKIPPED, "skipped by an operator");
+            move(action.node(), NodeStatus.SKIPPED, "skipped by an operator: its dependants go ahead");
+            nodes.compute(action.node(), (id, n) -> n.skippedByOperator());
         } else {
             int next = attempts + 1;
             move(action.node(), NodeStatus.RUNNING, "retried by an operator: attempt " + next + " now");
             nodes.compute(action.node(), (id, n) -> n.withAttempts(next));
             effects.add(dispatch(definition, next, now));
+        }
+    }
+
+    /** The old attempt of a node an operator acts on must not go on as well: its tasks, its items' tasks, its child. */
+    private void stopWhatRuns(NodeDefinition definition) {
+        NodeState state = nodes.get(definition.id());
+        if (definition.type() == NodeType.WORKFLOW && state.state() == NodeStatus.RUNNING) {
+            effects.add(new Effect.CancelChild(definition.id(), state.attempts()));
+        } else if (state.items() != null) {
+            for (int i = 0; i < state.items().size(); i++) {
+                NodeState item = state.items().get(i);
+                if (item.attempts() > 0) {
+                    effects.add(new Effect.SupersedeTasks(ItemNode.name(definition.id(), i), item.attempts()));
+                }
+            }
+        } else if (definition.type() == NodeType.TASK && state.attempts() > 0) {
+            effects.add(new Effect.SupersedeTasks(definition.id(), state.attempts()));
         }
     }
 
@@ -208,14 +249,170 @@ public final class Tick {
                     .withError(expired.error()));
             effects.add(dispatch(definition, next, now));
         } else {
-            int times = retries + 1;
-            String error = "lease expired " + (times == 1 ? "once" : times + " times") + ": "
-                    + expired.error().replaceFirst("^lease expired: ", "");
+            String error = leaseError(expired, retries);
             move(expired.node(), NodeStatus.FAILED, "attempt " + expired.attempt() + " failed: " + error + " ("
                     + retries + " retries for lost leases spent)");
             nodes.compute(expired.node(), (id, n) -> n.withError(error));
         }
     }
+
+    private static String leaseError(LeaseExpired expired, int retries) {
+        int times = retries + 1;
+        return "lease expired " + (times == 1 ? "once" : times + " times") + ": "
+                + expired.error().replaceFirst("^lease expired: ", "");
+    }
+
+    // ---- fan-out items: each is a task of its own, under the node's retry policy ----
+
+    /** The fan-out item a task's node name stands for, when the node is a running fan-out that has that item. */
+    private Optional<ItemNode> itemOf(String name) {
+        if (definitions.containsKey(name)) {
+            return Optional.empty();
+        }
+        return ItemNode.parse(name).filter(item -> {
+            NodeState node = nodes.get(item.node());
+            return node != null && node.items() != null && item.index() >= 0 && item.index() < node.items().size();
+        });
+    }
+
+    private boolean isCurrentItemAttempt(ItemNode item, int attempt) {
+        NodeState node = nodes.get(item.node());
+        if (node.state() != NodeStatus.RUNNING) {
+            return false;
+        }
+        NodeState state = node.items().get(item.index());
+        return state.state() == NodeStatus.RUNNING && state.attempts() == attempt;
+    }
+
+    private void completeItem(ItemNode item, TaskCompleted done) {
+        if (!isCurrentItemAttempt(item, done.attempt())) {
+            return;
+        }
+        moveItem(item, NodeStatus.SUCCEEDED, "attempt " + done.attempt() + " completed",
+                s -> s.withOutput(done.output()).withError(null));
+        afterItemChange(definitions.get(item.node()));
+    }
+
+    private void failItem(ItemNode item, TaskFailed failed) {
+        if (!isCurrentItemAttempt(item, failed.attempt())) {
+            return;
+        }
+        NodeDefinition definition = definitions.get(item.node());
+        NodeState state = itemState(item);
+        int next = failed.attempt() + 1;
+        if (failed.retryable() && state.policyAttempts() + 1 <= definition.retry().maxAttempts()) {
+            Duration delay = definition.retry().delayBefore(state.policyAttempts() + 1);
+            moveItem(item, NodeStatus.RUNNING, "attempt " + failed.attempt() + " failed: " + failed.error()
+                    + "; attempt " + next + " in " + delay, s -> s.withAttempts(next).withError(failed.error()));
+            dispatchItem(definition, item.index(), next, now.plus(delay));
+        } else {
+            String error = "attempt " + failed.attempt() + " failed"
+                    + (failed.retryable() ? " (no attempts left)" : " (not retryable)") + ": " + failed.error();
+            moveItem(item, NodeStatus.FAILED, error, s -> s.withError(failed.error()));
+            failFanOut(definition, item.index(), failed.error());
+        }
+    }
+
+    private void itemLeaseExpired(ItemNode item, LeaseExpired expired) {
+        if (!isCurrentItemAttempt(item, expired.attempt())) {
+            return;
+        }
+        NodeDefinition definition = definitions.get(item.node());
+        int retries = itemState(item).leaseRetries();
+        if (retries < expired.retryBudget()) {
+            int next = expired.attempt() + 1;
+            moveItem(item, NodeStatus.RUNNING, "attempt " + expired.attempt() + " failed: " + expired.error()
+                    + "; attempt " + next + " now, retry " + (retries + 1) + " of " + expired.retryBudget()
+                    + " for lost leases, not counted against maxAttempts",
+                    s -> s.withAttempts(next).withLeaseRetries(retries + 1).withError(expired.error()));
+            dispatchItem(definition, item.index(), next, now);
+        } else {
+            String error = leaseError(expired, retries);
+            moveItem(item, NodeStatus.FAILED, "attempt " + expired.attempt() + " failed: " + error, s -> s.withError(error));
+            failFanOut(definition, item.index(), error);
+        }
+    }
+
+    private NodeState itemState(ItemNode item) {
+        return nodes.get(item.node()).items().get(item.index());
+    }
+
+    private void moveItem(ItemNode item, NodeStatus next, String cause,
+                          java.util.function.UnaryOperator<NodeState> change) {
+        NodeState current = itemState(item);
+        NodeState moved = change.apply(current.moveTo(next));
+        nodes.compute(item.node(), (id, n) -> n.withItem(item.index(), moved));
+        record(item.name(), current.state().name(), next.name(), cause);
+    }
+
+    /** An item finished: the node succeeds when every item has, else more of its items start, up to its concurrency. */
+    private void afterItemChange(NodeDefinition definition) {
+        NodeState node = nodes.get(definition.id());
+        if (node.items().stream().allMatch(i -> i.state() == NodeStatus.SUCCEEDED)) {
+            ArrayNode outputs = JSON.arrayNode(node.items().size());
+            node.items().forEach(i -> outputs.add(i.output() == null ? JSON.nullNode() : i.output()));
+            move(definition.id(), NodeStatus.SUCCEEDED, "all " + node.items().size() + " items completed");
+            nodes.compute(definition.id(), (id, n) -> n.withOutput(outputs).withError(null));
+        } else {
+            dispatchItems(definition);
+        }
+    }
+
+    /** One item failed past its retries: the node fails, and its other running items are stopped. */
+    private void failFanOut(NodeDefinition definition, int failedIndex, String error) {
+        NodeState node = nodes.get(definition.id());
+        for (int i = 0; i < node.items().size(); i++) {
+            NodeState item = node.items().get(i);
+            if (item.state().isOpen()) {
+                if (item.attempts() > 0) {
+                    effects.add(new Effect.SupersedeTasks(ItemNode.name(definition.id(), i), item.attempts()));
+                }
+                moveItem(new ItemNode(definition.id(), i), NodeStatus.CANCELLED,
+                        "item " + failedIndex + " failed", s -> s);
+            }
+        }
+        move(definition.id(), NodeStatus.FAILED, "item " + failedIndex + " failed: " + error);
+        nodes.compute(definition.id(), (id, n) -> n.withError("item " + failedIndex + " failed: " + error));
+    }
+
+    /** Starts pending items in order while fewer than the node's concurrency run. */
+    private void dispatchItems(NodeDefinition definition) {
+        NodeState node = nodes.get(definition.id());
+        int bound = definition.maxConcurrency() == 0 ? node.items().size() : definition.maxConcurrency();
+        int running = (int) node.items().stream().filter(i -> i.state() == NodeStatus.RUNNING).count();
+        for (int i = 0; i < node.items().size() && running < bound; i++) {
+            if (nodes.get(definition.id()).state() != NodeStatus.RUNNING) {
+                return; // an item's input failed and took the node with it
+            }
+            if (nodes.get(definition.id()).items().get(i).state() == NodeStatus.PENDING) {
+                ItemNode item = new ItemNode(definition.id(), i);
+                moveItem(item, NodeStatus.RUNNING, "dispatched attempt 1 to '" + definition.handler() + "'",
+                        s -> s.withAttempts(1));
+                if (dispatchItem(definition, i, 1, now)) {
+                    running++;
+                }
+            }
+        }
+    }
+
+    /** Dispatches one attempt of an item; false when its input could not be evaluated (the item and node failed). */
+    private boolean dispatchItem(NodeDefinition definition, int index, int attempt, Instant availableAt) {
+        JsonNode list = nodes.get(definition.id()).input();
+        Evaluated input = evaluate(() -> definition.input() == null ? list.get(index)
+                : definition.input().evaluate(bindings().forItem(list.get(index), index)));
+        if (input.error() != null) {
+            ItemNode item = new ItemNode(definition.id(), index);
+            String error = "input: " + input.error();
+            moveItem(item, NodeStatus.FAILED, error, s -> s.withError(error));
+            failFanOut(definition, index, error);
+            return false;
+        }
+        effects.add(new DispatchTask(ItemNode.name(definition.id(), index), attempt, definition.handler(),
+                definition.pool(), input.value(), availableAt));
+        return true;
+    }
+
+    // ---- signals and timers ----
 
     private void fireTimer(String node) {
         NodeState state = nodes.get(node);
@@ -225,6 +422,7 @@ public final class Tick {
         NodeDefinition definition = definitions.get(node);
         if (definition.type() == NodeType.TIMER) {
             move(node, NodeStatus.SUCCEEDED, "timer fired");
+            nodes.compute(node, (id, n) -> n.withOutput(JSON.textNode(now.toString())));
         } else {
             move(node, NodeStatus.FAILED, "signal '" + definition.signal() + "' timed out after " + definition.timeout());
             nodes.compute(node, (id, n) -> n.withError("timed out waiting for signal '" + definition.signal() + "'"));
@@ -250,39 +448,98 @@ public final class Tick {
         return delivered;
     }
 
-    private void failRunIfANodeFailed() {
-        nodes.entrySet().stream()
-                .filter(e -> e.getValue().state() == NodeStatus.FAILED)
-                .findFirst()
-                .ifPresent(e -> finish(RunStatus.FAILED, "node '" + e.getKey() + "' failed"));
-    }
+    // ---- deciding pending nodes: triggers, conditions, starts ----
 
-    private void startReadyNodes() {
-        boolean started;
+    private void decidePendingNodes() {
+        boolean decided;
         do {
-            started = false;
+            decided = false;
             // A node that only starts waiting after another consumed a signal (it depends on it) needs a signal
             // of its own, so early signals are shared only among nodes starting in the same pass.
             deliveredThisPass.clear();
             for (NodeDefinition definition : definitions.values()) {
-                if (nodes.get(definition.id()).state() == NodeStatus.PENDING && dependenciesSatisfied(definition)) {
-                    start(definition);
-                    started = true;
+                if (nodes.get(definition.id()).state() == NodeStatus.PENDING && dependenciesDone(definition)) {
+                    decide(definition);
+                    decided = true;
                 }
             }
-        } while (started);
+        } while (decided);
     }
 
-    private boolean dependenciesSatisfied(NodeDefinition definition) {
-        return definition.dependsOn().stream().allMatch(dep -> nodes.get(dep).state().satisfiesDependants());
+    private boolean dependenciesDone(NodeDefinition definition) {
+        return definition.dependsOn().stream().allMatch(dep -> nodes.get(dep).state().isDone());
+    }
+
+    /** Its dependencies have finished: it runs, or is skipped (its trigger does not hold, its condition is false). */
+    private void decide(NodeDefinition definition) {
+        int succeeded = 0;
+        int failed = 0;
+        int skipped = 0;
+        List<String> notSucceeded = new ArrayList<>();
+        for (String dependency : definition.dependsOn()) {
+            NodeState state = nodes.get(dependency);
+            if (state.state() == NodeStatus.SUCCEEDED || state.byOperator()) {
+                succeeded++;
+            } else {
+                notSucceeded.add("'" + dependency + "' " + state.state().name().toLowerCase());
+                if (state.state() == NodeStatus.FAILED) {
+                    failed++;
+                } else {
+                    skipped++;
+                }
+            }
+        }
+        RunIf runIf = definition.runIf();
+        if (!runIf.holds(succeeded, failed, skipped)) {
+            move(definition.id(), NodeStatus.SKIPPED, "skipped: runIf " + runIf.wireName() + " does not hold ("
+                    + (notSucceeded.isEmpty() ? "no dependency failed" : String.join(", ", notSucceeded)) + ")");
+            return;
+        }
+        if (definition.when() != null) {
+            Evaluated when = evaluate(() -> JSON.booleanNode(definition.when().evaluateBoolean(bindings())));
+            if (when.error() != null) {
+                failBeforeStart(definition, "when: " + when.error());
+                return;
+            }
+            if (!when.value().asBoolean()) {
+                move(definition.id(), NodeStatus.SKIPPED, "skipped: when '" + definition.when().source() + "' is false");
+                return;
+            }
+        }
+        start(definition);
+    }
+
+    private void failBeforeStart(NodeDefinition definition, String error) {
+        move(definition.id(), NodeStatus.FAILED, "not started: " + error);
+        nodes.compute(definition.id(), (id, n) -> n.withError(error));
     }
 
     private void start(NodeDefinition definition) {
         switch (definition.type()) {
             case TASK -> {
+                if (definition.isFanOut()) {
+                    startFanOut(definition);
+                    return;
+                }
+                Evaluated input = inputOf(definition);
+                if (input.error() != null) {
+                    failBeforeStart(definition, "input: " + input.error());
+                    return;
+                }
                 move(definition.id(), NodeStatus.RUNNING, "dispatched attempt 1 to '" + definition.handler() + "'");
-                nodes.compute(definition.id(), (id, n) -> n.withAttempts(1));
-                effects.add(dispatch(definition, 1, now));
+                nodes.compute(definition.id(), (id, n) -> n.withAttempts(1).withInput(input.kept()));
+                effects.add(new DispatchTask(definition.id(), 1, definition.handler(), definition.pool(), input.value(), now));
+            }
+            case WORKFLOW -> {
+                Evaluated input = inputOf(definition);
+                if (input.error() != null) {
+                    failBeforeStart(definition, "input: " + input.error());
+                    return;
+                }
+                move(definition.id(), NodeStatus.RUNNING, "starting child run of '" + definition.workflow() + "', attempt 1");
+                nodes.compute(definition.id(), (id, n) -> n.withAttempts(1).withInput(input.kept()));
+                effects.add(new Effect.StartChild(definition.id(), 1, definition.workflow(), definition.revision(),
+                        input.value()));
             }
             case TIMER -> {
                 Instant due = now.plus(definition.duration());
@@ -297,6 +554,37 @@ public final class Tick {
                 deliverEarlySignal(definition);
             }
         }
+    }
+
+    private void startFanOut(NodeDefinition definition) {
+        Evaluated list = evaluate(() -> {
+            ArrayNode items = JSON.arrayNode();
+            definition.forEach().evaluateList(bindings()).forEach(items::add);
+            return items;
+        });
+        if (list.error() != null) {
+            failBeforeStart(definition, "forEach: " + list.error());
+            return;
+        }
+        int size = list.value().size();
+        if (size > limits.maxFanOut()) {
+            failBeforeStart(definition, "forEach gave " + size + " items, more than the " + limits.maxFanOut()
+                    + " one fan-out may have (ductor.workflow.max-fan-out)");
+            return;
+        }
+        if (size == 0) {
+            move(definition.id(), NodeStatus.SUCCEEDED, "forEach gave no items");
+            nodes.compute(definition.id(), (id, n) -> n.withInput(list.value()).withOutput(JSON.arrayNode()).withItems(List.of()));
+            return;
+        }
+        List<NodeState> items = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            items.add(NodeState.pending());
+        }
+        move(definition.id(), NodeStatus.RUNNING, "fanning out over " + size + " items"
+                + (definition.maxConcurrency() == 0 ? "" : ", at most " + definition.maxConcurrency() + " at a time"));
+        nodes.compute(definition.id(), (id, n) -> n.withAttempts(1).withInput(list.value()).withItems(items));
+        dispatchItems(definition);
     }
 
     /** A signal that arrived before its node waited for it is delivered the moment the node starts waiting. */
@@ -319,25 +607,59 @@ public final class Tick {
                 });
     }
 
-    private void succeedRunIfAllDone() {
-        if (nodes.values().stream().allMatch(n -> n.state().satisfiesDependants())) {
-            status.checkMoveTo(RunStatus.SUCCEEDED);
-            record(null, status.name(), RunStatus.SUCCEEDED.name(), "all nodes done");
-            status = RunStatus.SUCCEEDED;
+    // ---- the run's end ----
+
+    /** No node can run any more: the run ends, FAILED when a node failed that was not allowed to. */
+    private void endRunIfNothingCanRun() {
+        if (nodes.values().stream().anyMatch(n -> n.state().isOpen())) {
+            return;
         }
+        Optional<String> failed = definitions.values().stream()
+                .filter(d -> !d.allowFailure() && nodes.get(d.id()).state() == NodeStatus.FAILED)
+                .map(NodeDefinition::id)
+                .findFirst();
+        if (failed.isPresent()) {
+            end(RunStatus.FAILED, "node '" + failed.get() + "' failed");
+            return;
+        }
+        Template template = run.definition().output();
+        if (template == null) {
+            output = outputs();
+        } else {
+            Evaluated evaluated = evaluate(() -> template.evaluate(bindings()));
+            if (evaluated.error() != null) {
+                end(RunStatus.FAILED, "output: " + evaluated.error());
+                return;
+            }
+            output = evaluated.value();
+        }
+        end(RunStatus.SUCCEEDED, "no node can run any more");
     }
 
-    /** Ends the run and closes every node that still owed it something. */
-    private void finish(RunStatus terminal, String cause) {
-        nodes.forEach((id, state) -> {
-            if (state.state().isOpen()) {
-                move(id, NodeStatus.CANCELLED, "run " + terminal.name().toLowerCase());
-            }
-        });
+    private void end(RunStatus terminal, String cause) {
         status.checkMoveTo(terminal);
         record(null, status.name(), terminal.name(), cause);
         status = terminal;
         endedBecause = cause;
+    }
+
+    /** Ends the run at once (cancelled, force-failed) and closes every node that still owed it something. */
+    private void finish(RunStatus terminal, String cause) {
+        new ArrayList<>(nodes.keySet()).forEach(id -> {
+            NodeState state = nodes.get(id);
+            if (state.state().isOpen()) {
+                if (definitions.get(id).type() == NodeType.WORKFLOW && state.state() == NodeStatus.RUNNING) {
+                    effects.add(new Effect.CancelChild(id, state.attempts()));
+                }
+                move(id, NodeStatus.CANCELLED, "run " + terminal.name().toLowerCase());
+                if (state.items() != null) {
+                    List<NodeState> items = new ArrayList<>(state.items());
+                    items.replaceAll(i -> i.state().isOpen() ? i.moveTo(NodeStatus.CANCELLED) : i);
+                    nodes.compute(id, (k, n) -> n.withItems(items));
+                }
+            }
+        });
+        end(terminal, cause);
     }
 
     private void move(String node, NodeStatus next, String cause) {
@@ -350,13 +672,65 @@ public final class Tick {
         transitions.add(new Transition(++seq, node, from, to, cause));
     }
 
-    private DispatchTask dispatch(NodeDefinition definition, int attempt, Instant availableAt) {
-        JsonNode input = definition.input() != null ? definition.input() : run.input();
+    // ---- expressions ----
+
+    /** A value an expression gave, or why it could not; {@code kept} is what the node state keeps of it. */
+    private record Evaluated(JsonNode value, JsonNode kept, String error) {
+    }
+
+    private static Evaluated evaluate(Supplier<JsonNode> expression) {
+        try {
+            JsonNode value = expression.get();
+            return new Evaluated(value, value, null);
+        } catch (RuntimeException failed) { // EvaluationException, or anything a conversion let through: never the tick's
+            return new Evaluated(null, null, failed.getMessage() == null ? failed.toString() : failed.getMessage());
+        }
+    }
+
+    /**
+     * A task's or child's input: its template evaluated (kept in the node state, so a retry gets the same and a
+     * reader sees it), the static input as written (not kept: the definition says it), or the run's input.
+     */
+    private Evaluated inputOf(NodeDefinition definition) {
+        Template template = definition.input();
+        if (template == null) {
+            return new Evaluated(run.input(), null, null);
+        }
+        if (template.isStatic()) {
+            return new Evaluated(template.source(), null, null);
+        }
+        return evaluate(() -> template.evaluate(bindings()));
+    }
+
+    private Bindings bindings() {
+        return new Bindings(run.input(), id -> {
+            NodeState state = nodes.get(id);
+            return state == null ? null : new NodeFacts(state.state().name(), state.output(), state.error(), state.attempts());
+        }, new RunFacts(String.valueOf(run.runId()), run.definition().name(), run.revision()), null, -1);
+    }
+
+    /**
+     * A retry or an operator's retry, with the input the first attempt was given. A child run is started again at once:
+     * a retry policy's backoff applies to tasks.
+     */
+    private Effect dispatch(NodeDefinition definition, int attempt, Instant availableAt) {
+        NodeState state = nodes.get(definition.id());
+        JsonNode input;
+        if (state.input() != null) {
+            input = state.input();
+        } else if (definition.input() != null) {
+            input = definition.input().source();
+        } else {
+            input = run.input();
+        }
+        if (definition.type() == NodeType.WORKFLOW) {
+            return new Effect.StartChild(definition.id(), attempt, definition.workflow(), definition.revision(), input);
+        }
         return new DispatchTask(definition.id(), attempt, definition.handler(), definition.pool(), input, availableAt);
     }
 
     private JsonNode outputs() {
-        ObjectNode outputs = JsonNodeFactory.instance.objectNode();
+        ObjectNode outputs = JSON.objectNode();
         nodes.forEach((id, state) -> {
             if (state.output() != null) {
                 outputs.set(id, state.output());

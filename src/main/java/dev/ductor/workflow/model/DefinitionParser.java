@@ -1,6 +1,11 @@
 package dev.ductor.workflow.model;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.workflow.expr.Expression;
+import dev.ductor.workflow.expr.ExpressionProblem;
+import dev.ductor.workflow.expr.InvalidExpressionException;
+import dev.ductor.workflow.expr.Scope;
+import dev.ductor.workflow.expr.Template;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -26,9 +31,12 @@ public final class DefinitionParser {
     public static final int MAX_NODES = 500;
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
     private static final Pattern POOL = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
-    private static final Set<String> DOCUMENT_FIELDS = Set.of("name", "nodes");
+    /** The most items of one fan-out that a definition may let run at a time. */
+    public static final int MAX_CONCURRENCY = 1000;
+    private static final Set<String> DOCUMENT_FIELDS = Set.of("name", "nodes", "output");
     private static final Set<String> NODE_FIELDS = Set.of(
-            "id", "type", "handler", "pool", "signal", "timeout", "duration", "dependsOn", "retry", "input");
+            "id", "type", "handler", "pool", "signal", "timeout", "duration", "dependsOn", "retry", "input",
+            "when", "runIf", "allowFailure", "forEach", "maxConcurrency", "workflow", "revision");
     private static final Set<String> RETRY_FIELDS = Set.of("maxAttempts", "backoff");
 
     private final Predicate<String> knownHandler;
@@ -84,7 +92,93 @@ public final class DefinitionParser {
         if (!violations.isEmpty()) {
             throw new InvalidDefinitionException(violations);
         }
-        return new WorkflowDefinition(name, List.copyOf(nodes.values()));
+        // Expressions last: which nodes one may read follows from the dependencies, known to be acyclic only now.
+        Map<String, NodeDefinition> compiled = new LinkedHashMap<>();
+        Map<String, Set<String>> ancestors = Ancestors.of(nodes);
+        for (NodeDefinition node : nodes.values()) {
+            compiled.put(node.id(), compileExpressions(node, nodesJson, ancestors.get(node.id()), violations));
+        }
+        Template output = template(document.get("output"), new Scope(nodes.keySet(), false), null, "output", violations);
+        if (!violations.isEmpty()) {
+            throw new InvalidDefinitionException(violations);
+        }
+        return new WorkflowDefinition(name, List.copyOf(compiled.values()), output);
+    }
+
+    /** The node with its {@code input}, {@code when} and {@code forEach} compiled in the scope its dependencies give. */
+    private static NodeDefinition compileExpressions(NodeDefinition node, JsonNode nodesJson, Set<String> readable,
+                                                     List<Violation> violations) {
+        JsonNode json = null;
+        for (JsonNode candidate : nodesJson) {
+            if (node.id().equals(candidate.path("id").asText(null))) {
+                json = candidate;
+                break;
+            }
+        }
+        Scope outer = new Scope(readable, false);
+        Expression when = expression(json.get("when"), outer, node.id(), "when", violations);
+        Expression forEach = expression(json.get("forEach"), outer, node.id(), "forEach", violations);
+        Template input = template(json.get("input"), new Scope(readable, forEach != null || json.hasNonNull("forEach")),
+                node.id(), "input", violations);
+        if (node.type() == NodeType.TASK && "http".equals(node.handler())) {
+            httpInputDecidedByTheDefinition(node.id(), json.get("input"), violations);
+        }
+        return new NodeDefinition(node.id(), node.type(), node.handler(), node.pool(), node.signal(), node.timeout(),
+                node.duration(), node.dependsOn(), node.retry(), input, when, node.runIf(), node.allowFailure(), forEach,
+                node.maxConcurrency(), node.workflow(), node.revision());
+    }
+
+    /**
+     * The http step reaches whatever its input names, with the pod's secrets: so its input is the admin's, written in
+     * the definition. Parts of it may come from the run's input through expressions the admin wrote, but not the
+     * whole request, and never its {@code auth}: a caller who starts a run must not choose which secret goes where.
+     */
+    private static void httpInputDecidedByTheDefinition(String id, JsonNode input, List<Violation> violations) {
+        if (input == null || input.isNull() || !input.isObject()) {
+            violations.add(new Violation(id, "input", "an http node needs its request written in its input, an object"
+                    + " such as {\"url\": \"https://...\", \"method\": \"POST\"}; take parts of it from the run's input"
+                    + " with expressions such as \"${{ input.orderId }}\""));
+            return;
+        }
+        JsonNode auth = input.get("auth");
+        if (auth != null && auth.toString().contains("${{")) {
+            violations.add(new Violation(id, "input.auth", "auth must be written in the definition, not computed by an"
+                    + " expression: the run's input must not choose which secret is sent where"));
+        }
+    }
+
+    private static Expression expression(JsonNode value, Scope scope, String id, String field, List<Violation> violations) {
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isTextual() || value.asText().isBlank()) {
+            violations.add(new Violation(id, field, field + " must be a CEL expression in a string"));
+            return null;
+        }
+        try {
+            return Expression.compile(value.asText(), scope);
+        } catch (InvalidExpressionException e) {
+            e.problems().forEach(p -> violations.add(new Violation(id, field, problem(field, p))));
+            return null;
+        }
+    }
+
+    private static Template template(JsonNode value, Scope scope, String id, String field, List<Violation> violations) {
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        try {
+            return Template.compile(value, scope);
+        } catch (InvalidExpressionException e) {
+            e.problems().forEach(p -> violations.add(new Violation(id, p.path().isEmpty() ? field : field + "." + p.path(),
+                    problem(field, p))));
+            return null;
+        }
+    }
+
+    private static String problem(String field, ExpressionProblem problem) {
+        return field + (problem.path().isEmpty() ? "" : "." + problem.path()) + ": expression '" + problem.expression()
+                + "': " + problem.message();
     }
 
     private NodeDefinition parseNode(JsonNode json, int index, List<Violation> violations) {
@@ -99,7 +193,7 @@ public final class DefinitionParser {
         }
         int before = violations.size();
         unknownFields(json, NODE_FIELDS, id, violations);
-        for (String field : List.of("type", "handler", "pool", "signal", "timeout", "duration")) {
+        for (String field : List.of("type", "handler", "pool", "signal", "timeout", "duration", "workflow")) {
             JsonNode value = json.get(field);
             if (value != null && !value.isNull() && (!value.isTextual() || value.asText().isBlank())) {
                 violations.add(new Violation(id, field, field + " must be a non-blank string"));
@@ -108,7 +202,7 @@ public final class DefinitionParser {
         String typeName = text(json, "type");
         NodeType type = typeName == null ? null : NodeType.fromWire(typeName).orElse(null);
         if (type == null) {
-            violations.add(new Violation(id, "type", "unknown node type '" + typeName + "' (task, signal or timer)"));
+            violations.add(new Violation(id, "type", "unknown node type '" + typeName + "' (task, signal, timer or workflow)"));
         }
         String handler = text(json, "handler");
         String signal = text(json, "signal");
@@ -128,17 +222,73 @@ public final class DefinitionParser {
         if (type == NodeType.TIMER && duration == null) {
             violations.add(new Violation(id, "duration", "a timer node needs an ISO-8601 duration such as PT5S"));
         }
+        String workflow = text(json, "workflow");
+        if (type == NodeType.WORKFLOW) {
+            if (workflow == null || !ID.matcher(workflow).matches()) {
+                violations.add(new Violation(id, "workflow", "a workflow node needs the name of the workflow it starts"));
+            }
+        } else if (workflow != null) {
+            violations.add(new Violation(id, "workflow", "only a workflow node starts a child workflow"));
+        }
+        Integer revision = null;
+        JsonNode revisionJson = json.get("revision");
+        if (revisionJson != null && !revisionJson.isNull()) {
+            if (type != NodeType.WORKFLOW || !revisionJson.isIntegralNumber() || !revisionJson.canConvertToInt()
+                    || revisionJson.asInt() < 1) {
+                violations.add(new Violation(id, "revision", "revision is a workflow node's positive revision number"));
+            } else {
+                revision = revisionJson.asInt();
+            }
+        }
+        RunIf runIf = RunIf.ALL_SUCCEEDED;
+        JsonNode runIfJson = json.get("runIf");
+        if (runIfJson != null && !runIfJson.isNull()) {
+            runIf = RunIf.fromWire(runIfJson.asText()).orElse(null);
+            if (runIf == null || !runIfJson.isTextual()) {
+                violations.add(new Violation(id, "runIf", "runIf is one of allSucceeded, noneFailed, anyFailed, allDone"));
+                runIf = RunIf.ALL_SUCCEEDED;
+            }
+        }
+        boolean allowFailure = false;
+        JsonNode allowFailureJson = json.get("allowFailure");
+        if (allowFailureJson != null && !allowFailureJson.isNull()) {
+            if (!allowFailureJson.isBoolean()) {
+                violations.add(new Violation(id, "allowFailure", "allowFailure is true or false"));
+            } else {
+                allowFailure = allowFailureJson.asBoolean();
+            }
+        }
+        JsonNode forEachJson = json.get("forEach");
+        if (forEachJson != null && !forEachJson.isNull() && type != NodeType.TASK) {
+            violations.add(new Violation(id, "forEach", "only a task node fans out with forEach"));
+        }
+        int maxConcurrency = 0;
+        JsonNode maxConcurrencyJson = json.get("maxConcurrency");
+        if (maxConcurrencyJson != null && !maxConcurrencyJson.isNull()) {
+            if (forEachJson == null || forEachJson.isNull()) {
+                violations.add(new Violation(id, "maxConcurrency", "maxConcurrency bounds a forEach node's items"));
+            } else if (!maxConcurrencyJson.isIntegralNumber() || !maxConcurrencyJson.canConvertToInt()
+                    || maxConcurrencyJson.asInt() < 1 || maxConcurrencyJson.asInt() > MAX_CONCURRENCY) {
+                violations.add(new Violation(id, "maxConcurrency", "maxConcurrency must be an integer from 1 to " + MAX_CONCURRENCY));
+            } else {
+                maxConcurrency = maxConcurrencyJson.asInt();
+            }
+        }
+        if ((type == NodeType.SIGNAL || type == NodeType.TIMER) && json.hasNonNull("input")) {
+            violations.add(new Violation(id, "input", "a " + type.wireName() + " node takes no input"));
+        }
         String pool = text(json, "pool");
         if (pool != null && !POOL.matcher(pool).matches()) {
             violations.add(new Violation(id, "pool", "a pool name is 1-100 characters of A-Z a-z 0-9 _ . -"));
         }
         List<String> dependsOn = dependsOn(json, id, violations);
         RetryPolicy retry = retry(json.get("retry"), id, violations);
-        JsonNode input = json.get("input");
         if (violations.size() > before) {
             return null;
         }
-        return new NodeDefinition(id, type, handler, pool, signal, timeout, duration, dependsOn, retry, input);
+        // Expressions are compiled once the dependencies are known to be acyclic (compileExpressions).
+        return new NodeDefinition(id, type, handler, pool, signal, timeout, duration, dependsOn, retry, null, null, runIf,
+                allowFailure, null, maxConcurrency, workflow, revision);
     }
 
     private static void checkDependencies(Map<String, NodeDefinition> nodes, Set<String> declared, List<Violation> violations) {

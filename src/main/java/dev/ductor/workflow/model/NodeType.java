@@ -3,9 +3,9 @@ package dev.ductor.workflow.model;
 import java.util.Arrays;
 import java.util.Optional;
 
-/** What a node waits for: a step worker ({@code task}), a named signal, or a durable delay. */
+/** What a node waits for: a step worker ({@code task}), a named signal, a durable delay, or a child run ({@code workflow}). */
 public enum NodeType {
-    TASK("task"), SIGNAL("signal"), TIMER("timer");
+    TASK("task"), SIGNAL("signal"), TIMER("timer"), WORKFLOW("workflow");
 
     private final String wireName;
 

@@ -1,15 +1,24 @@
 package dev.ductor.workflow.model;
 
+import dev.ductor.workflow.expr.Template;
+
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** A validated workflow: a DAG of nodes in declaration order. Immutable once a revision is stored. */
-public record WorkflowDefinition(String name, List<NodeDefinition> nodes) {
+/**
+ * A validated workflow: a DAG of nodes in declaration order, and the template of the run's output (null: the map of
+ * node outputs). Immutable once a revision is stored.
+ */
+public record WorkflowDefinition(String name, List<NodeDefinition> nodes, Template output) {
 
     public WorkflowDefinition {
         nodes = List.copyOf(nodes);
+    }
+
+    public WorkflowDefinition(String name, List<NodeDefinition> nodes) {
+        this(name, nodes, null);
     }
 
     public Optional<NodeDefinition> node(String id) {

@@ -45,6 +45,11 @@ final class Runs {
         return PARSER.parse("wf", json("{\"name\": \"wf\", \"nodes\": " + nodesArray + "}"));
     }
 
+    /** A fresh run of a whole definition document (for its top-level fields, such as {@code output}). */
+    static RunSnapshot freshWith(String document) {
+        return RunSnapshot.fresh(RUN_ID, PARSER.parse("wf", json(document)), RUN_INPUT);
+    }
+
     static RunSnapshot fresh(String nodesArray) {
         return RunSnapshot.fresh(RUN_ID, definition(nodesArray), RUN_INPUT);
     }

@@ -72,7 +72,7 @@ class TickDeterminismTest {
         TickResult last = results.get(results.size() - 1);
         assertEquals(RunStatus.SUCCEEDED, last.status());
         assertEquals(Runs.json("{\"a\": {\"from\": \"a\", \"attempt\": 1}, \"b\": {\"from\": \"b\", \"attempt\": 2},"
-                + " \"c\": true, \"e\": {\"from\": \"e\", \"attempt\": 1}}"), last.output());
+                + " \"c\": true, \"d\": \"2030-01-01T12:00:01Z\", \"e\": {\"from\": \"e\", \"attempt\": 1}}"), last.output());
     }
 
     @Test

@@ -81,7 +81,7 @@ class TickRetryTest {
     }
 
     @Test
-    void lastAttemptFailingFailsTheNodeAndTheRunAndCancelsOpenNodes() {
+    void lastAttemptFailingFailsTheNodeSkipsItsDependantsAndFailsTheRun() {
         Runs.Driver run = Runs.Driver.start(RETRYING);
         run.tick();
         run.tick(failed(5, "a", 1, true));
@@ -89,8 +89,10 @@ class TickRetryTest {
 
         TickResult r = run.tick(failed(7, "a", 3, true));
 
-        assertEquals(List.of("a:RUNNING->FAILED", "b:PENDING->CANCELLED", "run:RUNNING->FAILED"), moves(r));
+        assertEquals(List.of("a:RUNNING->FAILED", "b:PENDING->SKIPPED", "run:RUNNING->FAILED"), moves(r));
         assertEquals(new NodeState(NodeStatus.FAILED, 3, null, "boom 3"), r.nodes().get("a"));
+        assertTrue(r.transitions().get(1).cause().contains("runIf allSucceeded does not hold ('a' failed)"),
+                r.transitions().get(1).cause());
         assertEquals(RunStatus.FAILED, r.status());
         assertTrue(r.effects().isEmpty());
         assertNull(r.output());
@@ -105,7 +107,7 @@ class TickRetryTest {
 
         TickResult r = run.tick(failed(5, "a", 1, false));
 
-        assertEquals(List.of("a:RUNNING->FAILED", "b:PENDING->CANCELLED", "run:RUNNING->FAILED"), moves(r));
+        assertEquals(List.of("a:RUNNING->FAILED", "b:PENDING->SKIPPED", "run:RUNNING->FAILED"), moves(r));
         assertTrue(r.transitions().get(0).cause().contains("not retryable"), r.transitions().get(0).cause());
         assertTrue(r.effects().isEmpty());
     }
@@ -119,11 +121,11 @@ class TickRetryTest {
 
         assertEquals(RunStatus.FAILED, r.status());
         assertEquals(NodeStatus.FAILED, state(r, "a"));
-        assertEquals(NodeStatus.CANCELLED, state(r, "b"));
+        assertEquals(NodeStatus.SKIPPED, state(r, "b"));
     }
 
     @Test
-    void failureInOneBranchCancelsRunningSiblingsAndPendingJoin() {
+    void failureInOneBranchLetsTheRunningSiblingFinishThenSkipsTheJoinAndFailsTheRun() {
         Runs.Driver run = Runs.Driver.start(TickDispatchTest.FAN);
         run.tick();
         run.tick(completed(1, "a", 1));
@@ -131,10 +133,12 @@ class TickRetryTest {
 
         TickResult r = run.tick(failed(3, "b", 1, false));
 
-        assertEquals(List.of("b:RUNNING->FAILED", "d:RUNNING->CANCELLED", "e:PENDING->CANCELLED", "run:RUNNING->FAILED"),
-                moves(r));
-        assertEquals(NodeStatus.SUCCEEDED, state(r, "a"));
-        assertEquals(NodeStatus.SUCCEEDED, state(r, "c"));
+        assertEquals(List.of("b:RUNNING->FAILED"), moves(r), "the run ends when no node can run any more, not at once");
+        assertEquals(RunStatus.RUNNING, r.status());
+        TickResult end = run.tick(completed(4, "d", 1));
+        assertEquals(List.of("d:RUNNING->SUCCEEDED", "e:PENDING->SKIPPED", "run:RUNNING->FAILED"), moves(end));
+        assertEquals(NodeStatus.SUCCEEDED, state(end, "a"));
+        assertEquals(NodeStatus.SUCCEEDED, state(end, "c"));
     }
 
     @Test
@@ -171,7 +175,7 @@ class TickRetryTest {
 
         TickResult r = Runs.tick(loaded);
 
-        assertEquals(List.of("b:PENDING->CANCELLED", "c:PENDING->CANCELLED", "run:RUNNING->FAILED"), moves(r));
+        assertEquals(List.of("b:PENDING->SKIPPED", "c:PENDING->SKIPPED", "run:RUNNING->FAILED"), moves(r));
         assertTrue(r.effects().isEmpty());
     }
 }

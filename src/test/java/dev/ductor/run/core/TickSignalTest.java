@@ -134,7 +134,7 @@ class TickSignalTest {
 
         TickResult r = run.tick(NOW.plus(Duration.ofHours(1)), new Input.TimerFired(0, "approve"));
 
-        assertEquals(List.of("approve:WAITING->FAILED", "c:PENDING->CANCELLED", "run:RUNNING->FAILED"), moves(r));
+        assertEquals(List.of("approve:WAITING->FAILED", "c:PENDING->SKIPPED", "run:RUNNING->FAILED"), moves(r));
         assertEquals(RunStatus.FAILED, r.status());
         assertTrue(r.nodes().get("approve").error().contains("approved"), r.nodes().get("approve").error());
         assertNull(r.output());

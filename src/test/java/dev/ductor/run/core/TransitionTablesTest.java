@@ -109,9 +109,10 @@ class TransitionTablesTest {
     class Predicates {
 
         @Test
-        void onlySucceededAndSkippedLetDependantsStart() {
+        void succeededFailedSkippedAndCancelledAreDoneSoDependantsCanBeDecided() {
             for (NodeStatus s : NodeStatus.values()) {
-                assertEquals(s == NodeStatus.SUCCEEDED || s == NodeStatus.SKIPPED, s.satisfiesDependants(), s.name());
+                assertEquals(s == NodeStatus.SUCCEEDED || s == NodeStatus.FAILED || s == NodeStatus.SKIPPED
+                        || s == NodeStatus.CANCELLED, s.isDone(), s.name());
             }
         }
 
