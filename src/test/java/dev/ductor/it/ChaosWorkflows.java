@@ -41,12 +41,13 @@ enum ChaosWorkflows {
 
     /**
      * An {@code http} step against {@link FlakyEndpoint}, which answers 503 to the first call for each run and 200
-     * afterwards: attempt 1 fails (retryably) every time, a later attempt succeeds. The node has no input of its own,
-     * so it gets the run's input, which names the run's own URL.
+     * afterwards: attempt 1 fails (retryably) every time, a later attempt succeeds. The request is the definition's; its
+     * URL comes from the run's input, which names the run's own.
      */
     FLAKY("chaos-flaky", """
             {"nodes": [
-              {"id": "call", "type": "task", "handler": "http", "retry": %1$s},
+              {"id": "call", "type": "task", "handler": "http", "input": {"url": "${{ input.url }}", "method": "POST"},
+               "retry": %1$s},
               {"id": "after", "type": "task", "handler": "noop", "retry": %1$s, "dependsOn": ["call"]}]}""");
 
     /** Generous, with a short backoff: kills and the database crash may each cost an attempt. */

@@ -205,15 +205,27 @@ class TickDispatchTest {
     class SkippedDependencies {
 
         @Test
-        void skippedDependencyLetsDependantsStart() {
+        void aDependencySkippedByAnOperatorLetsDependantsStart() {
             RunSnapshot fresh = Runs.fresh(CHAIN);
             RunSnapshot aSkipped = Runs.withNodes(fresh, RunStatus.RUNNING,
-                    Map.of("a", new NodeState(NodeStatus.SKIPPED, 1, null, "skipped by operator")));
+                    Map.of("a", new NodeState(NodeStatus.SKIPPED, 1, null, null, 0, null, null, true)));
 
             TickResult r = Runs.tick(aSkipped);
 
             assertEquals(List.of("b:PENDING->RUNNING"), moves(r));
             assertEquals(List.of("b#1"), dispatched(r));
+        }
+
+        @Test
+        void aBranchNotTakenSkipsItsDependantsToo() {
+            RunSnapshot fresh = Runs.fresh(CHAIN);
+            RunSnapshot aSkipped = Runs.withNodes(fresh, RunStatus.RUNNING,
+                    Map.of("a", new NodeState(NodeStatus.SKIPPED, 0, null, null)));
+
+            TickResult r = Runs.tick(aSkipped);
+
+            assertEquals(List.of("b:PENDING->SKIPPED", "c:PENDING->SKIPPED", "run:RUNNING->SUCCEEDED"), moves(r));
+            assertTrue(dispatched(r).isEmpty());
         }
 
         @Test

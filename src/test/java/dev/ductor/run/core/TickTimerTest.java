@@ -94,7 +94,7 @@ class TickTimerTest {
     }
 
     @Test
-    void runOfOnlyATimerSucceedsWithEmptyOutput() {
+    void runOfOnlyATimerSucceedsWithTheFireTimeAsTheTimersOutput() {
         Runs.Driver run = Runs.Driver.start("""
                 [{"id": "t", "type": "timer", "duration": "PT0S"}]""");
         TickResult first = run.tick();
@@ -103,7 +103,7 @@ class TickTimerTest {
         TickResult r = run.tick(new Input.TimerFired(0, "t"));
 
         assertEquals(List.of("t:WAITING->SUCCEEDED", "run:RUNNING->SUCCEEDED"), moves(r));
-        assertEquals(json("{}"), r.output());
+        assertEquals(json("{\"t\": \"" + NOW + "\"}"), r.output());
     }
 
     @Test

@@ -33,7 +33,16 @@ class TickTransitionCoverageTest {
 
         Runs.Driver failing = Runs.Driver.start(TickRetryTest.NO_RETRY);
         failing.tick();
-        all.addAll(failing.tick(failed(1, "a", 1, false)).transitions());        // RUNNING->FAILED, PENDING->CANCELLED, run ->FAILED
+        all.addAll(failing.tick(failed(1, "a", 1, false)).transitions());        // RUNNING->FAILED, PENDING->SKIPPED, run ->FAILED
+
+        Runs.Driver pendingCancelled = Runs.Driver.start(TickRetryTest.NO_RETRY);
+        pendingCancelled.tick();
+        all.addAll(pendingCancelled.tick(new Input.CancelRequested(1, "x")).transitions()); // PENDING->CANCELLED
+
+        Runs.Driver expressions = Runs.Driver.start("""
+                [{"id": "e", "type": "task", "handler": "noop", "forEach": "[]"},
+                 {"id": "f", "type": "task", "handler": "noop", "input": {"x": "${{ input.missing.field }}"}}]""");
+        all.addAll(expressions.tick().transitions());                             // PENDING->SUCCEEDED, PENDING->FAILED
 
         Runs.Driver timer = Runs.Driver.start(TickTimerTest.TIMER_THEN_TASK);
         all.addAll(timer.tick().transitions());                                   // PENDING->WAITING
@@ -62,7 +71,8 @@ class TickTransitionCoverageTest {
         }
 
         assertEquals(new TreeSet<>(Set.of(
-                "node PENDING->RUNNING", "node PENDING->WAITING", "node PENDING->CANCELLED",
+                "node PENDING->RUNNING", "node PENDING->WAITING", "node PENDING->CANCELLED", "node PENDING->SKIPPED",
+                "node PENDING->SUCCEEDED", "node PENDING->FAILED",
                 "node RUNNING->RUNNING", "node RUNNING->SUCCEEDED", "node RUNNING->FAILED", "node RUNNING->CANCELLED",
                 "node WAITING->SUCCEEDED", "node WAITING->FAILED", "node WAITING->CANCELLED",
                 "run RUNNING->SUCCEEDED", "run RUNNING->FAILED", "run RUNNING->CANCELLED")), seen);

@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TransitionTablesTest {
 
     private static final Map<NodeStatus, Set<NodeStatus>> NODE_LEGAL = Map.of(
-            NodeStatus.PENDING, EnumSet.of(NodeStatus.RUNNING, NodeStatus.WAITING, NodeStatus.SKIPPED, NodeStatus.CANCELLED),
+            NodeStatus.PENDING, EnumSet.of(NodeStatus.RUNNING, NodeStatus.WAITING, NodeStatus.SUCCEEDED, NodeStatus.FAILED,
+                    NodeStatus.SKIPPED, NodeStatus.CANCELLED),
             NodeStatus.RUNNING, EnumSet.of(NodeStatus.RUNNING, NodeStatus.SUCCEEDED, NodeStatus.FAILED, NodeStatus.SKIPPED,
                     NodeStatus.CANCELLED),
             NodeStatus.WAITING, EnumSet.of(NodeStatus.SUCCEEDED, NodeStatus.FAILED, NodeStatus.SKIPPED, NodeStatus.CANCELLED),
@@ -87,9 +88,9 @@ class TransitionTablesTest {
         }
 
         @Test
-        void pendingNodeCannotJumpToAnOutcome() {
-            assertThrows(IllegalTransitionException.class, () -> NodeStatus.PENDING.checkMoveTo(NodeStatus.SUCCEEDED));
-            assertThrows(IllegalTransitionException.class, () -> NodeStatus.PENDING.checkMoveTo(NodeStatus.FAILED));
+        void aFinishedNodeCannotGoBackToPendingOrWaiting() {
+            assertThrows(IllegalTransitionException.class, () -> NodeStatus.SUCCEEDED.checkMoveTo(NodeStatus.PENDING));
+            assertThrows(IllegalTransitionException.class, () -> NodeStatus.FAILED.checkMoveTo(NodeStatus.WAITING));
         }
 
         @Test

@@ -116,11 +116,11 @@ class DefinitionParserTest {
             WorkflowDefinition def = parseNodes("""
                     [
                       {"id": "a", "type": "task", "handler": "ext:billing", "input": {"amount": 5}},
-                      {"id": "b", "type": "task", "handler": "http", "dependsOn": ["a"]},
+                      {"id": "b", "type": "task", "handler": "http", "dependsOn": ["a"], "input": {"url": "https://example.com"}},
                       {"id": "c", "type": "task", "handler": "sleep", "dependsOn": ["a"]},
                       {"id": "d", "type": "task", "handler": "fail", "dependsOn": ["b", "c", "b"]}
                     ]""");
-            assertEquals(json("{\"amount\": 5}"), def.node("a").orElseThrow().input());
+            assertEquals(json("{\"amount\": 5}"), def.node("a").orElseThrow().inputSource());
             assertEquals(List.of("b", "c"), def.node("d").orElseThrow().dependsOn(), "duplicates collapse");
             assertEquals(List.of("a", "b", "c", "d"), List.copyOf(def.nodesById().keySet()));
         }
