@@ -24,7 +24,7 @@ import java.util.OptionalLong;
 public class SampleWorkflows {
 
     public static final String TENANT = "demo";
-    static final List<String> NAMES = List.of("chain3", "fanout", "order", "flaky");
+    static final List<String> NAMES = List.of("chain3", "fanout", "shipping", "order", "batch", "flaky");
     private static final Logger LOG = Logger.getLogger(SampleWorkflows.class);
 
     @Inject WorkflowService workflows;
