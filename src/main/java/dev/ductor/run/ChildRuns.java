@@ -31,7 +31,6 @@ import java.util.UUID;
 public class ChildRuns {
 
     @Inject RunStarter starter;
-    @Inject RunRows rows;
     @Inject RunInbox inbox;
     @Inject RunOutbox outbox;
     @Inject JsonCodec json;
@@ -60,7 +59,8 @@ public class ChildRuns {
             }
             starting.add(child);
             requests.add(new RunStarter.Request(tenant, child.workflow(),
-                    new StartRequest(child.input(), key(parentRunId, child.node(), child.attempt()), tier), child.revision()));
+                    new StartRequest(child.input(), key(parentRunId, child.node(), child.attempt()), tier), child.revision(),
+                    new RunRows.ParentLink(parentRunId, child.node(), child.attempt())));
         }
         if (requests.isEmpty()) {
             return;
@@ -76,7 +76,6 @@ public class ChildRuns {
             }
             RunView started = result.started().run();
             if (result.started().created()) {
-                rows.linkToParent(started.runId(), new RunRows.ParentLink(parentRunId, child.node(), child.attempt()));
                 if (!RunStatus.RUNNING.name().equals(started.status())) { // it ended in its first tick
                     reportEnd(new RunRows.ParentLink(parentRunId, child.node(), child.attempt()), tenant, tier,
                             started.runId(), child.workflow(), RunStatus.valueOf(started.status()), started.output(),

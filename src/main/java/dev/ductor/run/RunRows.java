@@ -97,14 +97,22 @@ public class RunRows {
     /** A new run's row, with its first tick applied: {@link #insert} writes it at version 0. */
     public record NewRun(UUID runId, String tenant, String workflowName, int revision, String status, String tier,
                          String nodeStates, long lastSeq, String checksum, String input, String output,
-                         String idempotencyKey, String correlationKey, String fingerprint) {
+                         String idempotencyKey, String correlationKey, String fingerprint, ParentLink parent) {
+
+        public NewRun(UUID runId, String tenant, String workflowName, int revision, String status, String tier,
+                      String nodeStates, long lastSeq, String checksum, String input, String output,
+                      String idempotencyKey, String correlationKey, String fingerprint) {
+            this(runId, tenant, workflowName, revision, status, tier, nodeStates, lastSeq, checksum, input, output,
+                    idempotencyKey, correlationKey, fingerprint, null);
+        }
     }
 
     private static final MultiRowInsert INSERT = new MultiRowInsert("""
             INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
                                           last_transition_seq, state_checksum, db_record_version, input, output,
-                                          idempotency_key, correlation_key, created_at, updated_at, request_fingerprint)
-            VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, 0, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?, ?, ?)
+                                          idempotency_key, correlation_key, created_at, updated_at, request_fingerprint,
+                                          parent_run_id, parent_node, parent_attempt)
+            VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, 0, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
             RETURNING run_id""");
 
@@ -305,6 +313,9 @@ public class RunRows {
                     SqlTimestamps.bind(insert, p + 14, now);
                     SqlTimestamps.bind(insert, p + 15, now);
                     insert.setString(p + 16, run.fingerprint());
+                    insert.setObject(p + 17, run.parent() == null ? null : run.parent().runId(), java.sql.Types.OTHER);
+                    insert.setString(p + 18, run.parent() == null ? null : run.parent().node());
+                    insert.setObject(p + 19, run.parent() == null ? null : run.parent().attempt(), java.sql.Types.INTEGER);
                 }
                 Set<UUID> inserted = new HashSet<>();
                 try (ResultSet keys = insert.executeQuery()) {
@@ -419,21 +430,6 @@ public class RunRows {
 
     private static ParentLink parent(UUID runId, String node, int attempt) {
         return runId == null ? null : new ParentLink(runId, node, attempt);
-    }
-
-    /** The parent a child run answers to, written once, in the transaction that inserted the child. */
-    public void linkToParent(UUID childRunId, ParentLink parent) {
-        em.unwrap(Session.class).doWork(connection -> {
-            try (PreparedStatement update = connection.prepareStatement("""
-                    UPDATE eec_workflow_run SET parent_run_id = ?, parent_node = ?, parent_attempt = ?
-                     WHERE run_id = ? AND parent_run_id IS NULL""")) {
-                update.setObject(1, parent.runId());
-                update.setString(2, parent.node());
-                update.setInt(3, parent.attempt());
-                update.setObject(4, childRunId);
-                update.executeUpdate();
-            }
-        });
     }
 
     /**

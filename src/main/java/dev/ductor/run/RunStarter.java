@@ -80,10 +80,10 @@ public class RunStarter {
      * One start of a batch: which workflow, for whom, with what; {@code revision} pins one (a child workflow node's
      * {@code revision}), null takes the current one.
      */
-    public record Request(String tenant, String workflow, StartRequest request, Integer revision) {
+    public record Request(String tenant, String workflow, StartRequest request, Integer revision, RunRows.ParentLink parent) {
 
         public Request(String tenant, String workflow, StartRequest request) {
-            this(tenant, workflow, request, null);
+            this(tenant, workflow, request, null, null);
         }
     }
 
@@ -191,7 +191,7 @@ public class RunStarter {
                 first.status().name(), request.tier(), codec.write(ordered), first.lastSeq(),
                 RunCommitter.checksum(request.tier(), first), json.write(request.input()), json.write(first.output()),
                 request.idempotencyKey(), request.correlationKey(),
-                request.idempotencyKey() == null ? null : request.fingerprint());
+                request.idempotencyKey() == null ? null : request.fingerprint(), r.parent());
         List<Transition> transitions = new ArrayList<>();
         transitions.add(new Transition(1, null, null, RunStatus.RUNNING.name(), "started on revision " + pinned.revision()));
         transitions.addAll(first.transitions());
