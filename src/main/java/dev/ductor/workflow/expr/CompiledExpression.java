@@ -308,8 +308,14 @@ final class CompiledExpression {
             }
             if (readsRun) {
                 RunFacts run = bindings.run();
-                activation.put(RUN, run == null ? Map.of() : Map.of("id", text(run.id()), "workflow", text(run.workflow()),
-                        "revision", (long) run.revision()));
+                // Insertion-ordered maps throughout: ${{ run }} must give the same JSON, key order included, every time.
+                Map<String, Object> facts = new LinkedHashMap<>(4);
+                if (run != null) {
+                    facts.put("id", text(run.id()));
+                    facts.put("workflow", text(run.workflow()));
+                    facts.put("revision", (long) run.revision());
+                }
+                activation.put(RUN, facts);
             }
             if (readsItem) {
                 activation.put(ITEM, JsonCel.toCel(bindings.item()));
@@ -322,7 +328,7 @@ final class CompiledExpression {
                 for (String id : nodesRead) {
                     NodeFacts facts = bindings.nodes() == null ? null : bindings.nodes().apply(id);
                     if (facts != null) {
-                        Map<String, Object> node = new HashMap<>(8);
+                        Map<String, Object> node = new LinkedHashMap<>(8);
                         node.put("output", JsonCel.toCel(facts.output()));
                         node.put("state", text(facts.state()));
                         node.put("error", text(facts.error()));

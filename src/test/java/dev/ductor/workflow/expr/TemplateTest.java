@@ -122,6 +122,15 @@ class TemplateTest {
     }
 
     @Test
+    void mapsComeOutInADeterministicOrder() {
+        assertEquals("{\"id\":\"0b9c7e1e-7a4e-4d0e-9d7b-3f1a2b3c4d5e\",\"workflow\":\"order\",\"revision\":3}",
+                evalText("${{ run }}", scope()).toString());
+        assertEquals("{\"output\":{\"status\":\"declined\"},\"state\":\"FAILED\",\"error\":\"card declined\",\"attempts\":2}",
+                evalText("${{ nodes.charge }}", scope("charge")).toString());
+        assertEquals("{\"z\":1,\"a\":2,\"m\":3}", evalText("${{ {'z': 1, 'a': 2, 'm': 3} }}", scope()).toString());
+    }
+
+    @Test
     void itemAndIndexExistInAFanOut() {
         Template template = Template.compile(json("{'sku': '${{ item.sku }}', 'n': '${{ index }}', 'label': '${{ index + 1 }}. ${{ item.sku }}',"
                 + " 'order': '${{ input.orderId }}'}"), fanOut());
