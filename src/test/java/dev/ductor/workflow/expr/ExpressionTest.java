@@ -73,6 +73,8 @@ class ExpressionTest {
                 && p.expression().equals("nodes.ship.state == 'SUCCEEDED' && item.ok")));
         assertTrue(e.getMessage().contains("reads node 'ship'") && e.getMessage().contains("uses 'item'"), e.getMessage());
         assertThrows(InvalidExpressionException.class, () -> Expression.compile("", scope()));
+        assertEquals("is a bare expression, written without ${{ }}: input.express", assertThrows(InvalidExpressionException.class,
+                () -> Expression.compile("${{ input.express }}", scope())).problems().get(0).message());
         assertThrows(InvalidExpressionException.class, () -> Expression.compile("input.", scope()));
     }
 
