@@ -89,9 +89,10 @@ class ArchitectureTest {
 
     @Test
     void theCoresImportNoFramework() {
-        noClasses().that().resideInAnyPackage("dev.ductor.run.core..", "dev.ductor.aggregate.core..")
+        noClasses().that().resideInAnyPackage("dev.ductor.run.core..", "dev.ductor.aggregate.core..", "dev.ductor.workflow.expr..")
                 .should().dependOnClassesThat().resideInAnyPackage("jakarta..", "io.quarkus..", "org.hibernate..")
-                .because("the tick and the aggregates' folds are pure functions, tested without Quarkus or a database")
+                .because("the tick, the aggregates' folds and the workflow language's expressions are pure functions, tested"
+                        + " without Quarkus or a database")
                 .check(MAIN);
     }
 

@@ -42,6 +42,7 @@ final class CompiledExpression {
     static final Set<String> NODE_FIELDS = Set.of("output", "state", "error", "attempts");
     private static final int EXCERPT = 200;
     private static final Pattern CEL_PREFIX = Pattern.compile("^evaluation error(?: at [^:]*:(\\d+))?: ", Pattern.DOTALL);
+    private static final Pattern NOT_A_MAP = Pattern.compile("^Error resolving field '(.*)'\\. Field selections must be");
     private static final Pattern MISSING_KEY = Pattern.compile("^key '(.*)' is not present in map\\.?$", Pattern.DOTALL);
 
     private final String source;
@@ -95,6 +96,15 @@ final class CompiledExpression {
                     messages.add(compileError(issue, scope));
                 }
                 messages.forEach(message -> problems.add(new ExpressionProblem(path, source, message)));
+                if (!scope.fanOut() && result.getErrors().stream().allMatch(CompiledExpression::namesItemOrIndex)) {
+                    // Only item or index was wrong: what else the expression reads is still worth reporting.
+                    CelValidationResult asFanOut = CelEnvironment.FAN_OUT.compile(source);
+                    if (!asFanOut.hasError()) {
+                        Walk walk = new Walk(scope);
+                        walk.visit(asFanOut.getAst().getExpr());
+                        walk.problems.forEach(message -> problems.add(new ExpressionProblem(path, source, message)));
+                    }
+                }
                 return null;
             }
             ast = result.getAst();
@@ -114,6 +124,11 @@ final class CompiledExpression {
             problems.add(new ExpressionProblem(path, source, "cannot be planned: " + e.getMessage()));
             return null;
         }
+    }
+
+    private static boolean namesItemOrIndex(CelIssue issue) {
+        return issue.getMessage().startsWith("undeclared reference to '" + ITEM + "'")
+                || issue.getMessage().startsWith("undeclared reference to '" + INDEX + "'");
     }
 
     private static String compileError(CelIssue issue, Scope scope) {
@@ -293,8 +308,14 @@ final class CompiledExpression {
             }
             if (readsRun) {
                 RunFacts run = bindings.run();
-                activation.put(RUN, run == null ? Map.of() : Map.of("id", text(run.id()), "workflow", text(run.workflow()),
-                        "revision", (long) run.revision()));
+                // Insertion-ordered maps throughout: ${{ run }} must give the same JSON, key order included, every time.
+                Map<String, Object> facts = new LinkedHashMap<>(4);
+                if (run != null) {
+                    facts.put("id", text(run.id()));
+                    facts.put("workflow", text(run.workflow()));
+                    facts.put("revision", (long) run.revision());
+                }
+                activation.put(RUN, facts);
             }
             if (readsItem) {
                 activation.put(ITEM, JsonCel.toCel(bindings.item()));
@@ -307,7 +328,7 @@ final class CompiledExpression {
                 for (String id : nodesRead) {
                     NodeFacts facts = bindings.nodes() == null ? null : bindings.nodes().apply(id);
                     if (facts != null) {
-                        Map<String, Object> node = new HashMap<>(8);
+                        Map<String, Object> node = new LinkedHashMap<>(8);
                         node.put("output", JsonCel.toCel(facts.output()));
                         node.put("state", text(facts.state()));
                         node.put("error", text(facts.error()));
@@ -344,7 +365,10 @@ final class CompiledExpression {
         CelErrorCode code = e.getErrorCode();
         if (code == CelErrorCode.ATTRIBUTE_NOT_FOUND) {
             Matcher missing = MISSING_KEY.matcher(message);
-            message = "no such key: " + (missing.matches() ? missing.group(1) : message);
+            Matcher field = NOT_A_MAP.matcher(message);
+            message = missing.matches() ? "no such key: " + missing.group(1)
+                    : field.find() ? "cannot read field '" + field.group(1) + "' of a value that is not a map"
+                    : "no such key: " + message;
         } else if (code == CelErrorCode.ITERATION_BUDGET_EXCEEDED) {
             message = "it exceeded the limit of " + CelEnvironment.MAX_ITERATIONS + " loop iterations";
         } else if (message.startsWith("No matching overload")) {
@@ -369,7 +393,9 @@ final class CompiledExpression {
             }
             List<String> parts = new ArrayList<>();
             for (CelExpr operand : operands) {
-                if (operand.getKind() == CelExpr.ExprKind.Kind.CONSTANT || !values.containsKey(operand.id())) {
+                boolean nodes = operand.getKind() == CelExpr.ExprKind.Kind.IDENT && operand.ident().name().equals(NODES);
+                if (nodes || operand.getKind() == CelExpr.ExprKind.Kind.CONSTANT || !values.containsKey(operand.id())) {
+                    // nodes holds only what this expression reads: showing it would mislead.
                     continue;
                 }
                 Object value = values.get(operand.id());

@@ -19,6 +19,11 @@ public final class Expression {
     /** Throws {@link InvalidExpressionException} when it does not compile or reads outside {@code scope}. */
     public static Expression compile(String source, Scope scope) {
         List<ExpressionProblem> problems = new ArrayList<>();
+        if (source != null && source.strip().startsWith("${{")) {
+            problems.add(new ExpressionProblem("", source, "is a bare expression, written without ${{ }}: "
+                    + source.strip().replaceFirst("^\\$\\{\\{\\s*", "").replaceFirst("\\s*}}$", "")));
+            throw new InvalidExpressionException(problems);
+        }
         CompiledExpression compiled = CompiledExpression.compile(source, scope, "", problems);
         if (compiled == null) {
             throw new InvalidExpressionException(problems);

@@ -31,7 +31,8 @@ import java.util.Set;
  *
  * <p>To CEL: object → {@code Map<String, Object>}, array → {@code List}, integer (fitting a long) → {@code Long},
  * other number → {@code Double}, string, boolean, null → {@link NullValue}. Back to JSON: integers as integer nodes
- * (of the smallest kind Jackson would read, as a parsed document has them), doubles as double nodes (an integral
+ * (an {@code IntNode} when the value fits an int, else a {@code LongNode}: the kind Jackson reads, so that a result
+ * equals the same document parsed), doubles as double nodes (an integral
  * double stays a double), unsigned integers as numbers, timestamps and durations as ISO-8601 text, bytes as base64
  * text, maps (keys as text) and lists recursively.
  */
@@ -212,7 +213,7 @@ final class JsonCel {
         }
         if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
             budget.spend(20);
-            return JSON.numberNode(((Number) value).longValue());
+            return integer(((Number) value).longValue());
         }
         if (value instanceof Double || value instanceof Float) {
             double number = ((Number) value).doubleValue();
@@ -225,7 +226,7 @@ final class JsonCel {
         if (value instanceof UnsignedLong unsigned) {
             budget.spend(20);
             return unsigned.compareTo(UnsignedLong.valueOf(Long.MAX_VALUE)) <= 0
-                    ? JSON.numberNode(unsigned.longValue()) : JSON.numberNode(unsigned.bigIntegerValue());
+                    ? integer(unsigned.longValue()) : JSON.numberNode(unsigned.bigIntegerValue());
         }
         if (value instanceof BigInteger big) {
             budget.spend(big.bitLength() / 3 + 2);
@@ -256,6 +257,11 @@ final class JsonCel {
             return JSON.textNode(text);
         }
         throw new ConversionException("it produced a " + value.getClass().getSimpleName() + ", which JSON cannot hold");
+    }
+
+    /** An integer node of the kind Jackson reads for it (int when it fits), so a result equals the parsed document. */
+    private static JsonNode integer(long value) {
+        return value == (int) value ? JSON.numberNode((int) value) : JSON.numberNode(value);
     }
 
     /** Timestamps, durations, bytes and types as the text JSON carries them; null for anything else. */
