@@ -5,7 +5,8 @@
 #
 # One invocation: fresh PostgreSQL 15 (durability defaults) -> one Ductor pod (packaged jar, prod mode, chain3's pod
 # settings) -> workflow fanout: one task node, handler noop (in-process), "forEach": "input.items", no maxConcurrency
-# -> for each size N in 10, 100, 1000: warm-up runs, then measured runs of N items each (a fixed total of items per
+# -> a warm-up pass over every size first (so the JIT's work does not fall on the size measured first), then for each
+# size N in 10, 100, 1000: warm-up runs again, then measured runs of N items each (a fixed total of items per
 # size, so BENCH_ITEMS / N runs), started by bench/chain3/Driver.java --items N and waited for until all are terminal;
 # the pod's utime+stime (/proc/<pid>/stat) over exactly the measured phase (the driver's phase-file handshake)
 # divided by the items run. Progress goes to stderr; stdout carries only the figures, the last line being
@@ -28,7 +29,9 @@ environment (all optional):
   BENCH_SKIP_BUILD=1   never build the jar; fail when it is missing
   BENCH_SIZES          the fan-out sizes (default "10 100 1000"; the last line needs 10, 100 and 1000)
   BENCH_ITEMS          measured items per size (default 8000: 800 runs of 10, 80 of 100, 8 of 1,000)
-  BENCH_WARMUP_ITEMS   warm-up items per size, not counted (default 4000)
+  BENCH_WARMUP_ITEMS   warm-up items per size, not counted, run twice: in a first pass over every size, and again
+                       just before the size is measured (default 4000)
+  BENCH_MAX_CONCURRENCY  the node's maxConcurrency (default 0: none, every item dispatched at once)
   BENCH_TIMEOUT_S      bound of each warm-up and measured batch (default 900)
   BENCH_STARTERS       starter threads of the driver (default 4)
   BENCH_JVM_OPTS       JVM options of the pod (default "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75 -XX:+UseSerialGC")
@@ -36,7 +39,7 @@ environment (all optional):
   JAVA, BENCH_PG_BIN, BENCH_PG_OS_USER, BENCH_READY_TIMEOUT_S   as for chain3
 
 output: the figures on stdout and in target/bench/fanout.properties; logs in target/bench/: fanout-pod.log,
-fanout-postgres.log, fanout-build.log, fanout-driver-<N>.log.
+fanout-postgres.log, fanout-build.log, fanout-driver-<N>.log, fanout-driver-warmup-<N>.log.
 exit status: 0 all measured runs SUCCEEDED in time, 1 otherwise, 2 usage.
 EOF2
 }
@@ -56,9 +59,10 @@ ready_timeout=${BENCH_READY_TIMEOUT_S:-120}
 java=${JAVA:-java}
 pg_bin=${BENCH_PG_BIN:-/usr/lib/postgresql/15/bin}
 pg_os_user=${BENCH_PG_OS_USER:-ductorbench}
+max_concurrency=${BENCH_MAX_CONCURRENCY:-0}
 read -r -a jvm_opts <<<"${BENCH_JVM_OPTS--XX:MaxRAM=768m -XX:MaxRAMPercentage=75 -XX:+UseSerialGC}"
 driver_jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
-for n in "${sizes[@]}" "$items_total" "$warmup_items" "$timeout_s" "$starters" "$ready_timeout"; do
+for n in "${sizes[@]}" "$items_total" "$warmup_items" "$max_concurrency" "$timeout_s" "$starters" "$ready_timeout"; do
     [[ $n =~ ^[0-9]+$ ]] || { echo "BENCH_SIZES, BENCH_ITEMS, BENCH_WARMUP_ITEMS, BENCH_TIMEOUT_S, BENCH_STARTERS and" \
         "BENCH_READY_TIMEOUT_S must be whole numbers" >&2; exit 2; }
 done
@@ -72,6 +76,7 @@ log() { echo "$*" >&2; }
 declare -A fig=()
 fig[items_per_size]=$items_total
 fig[warmup_items_per_size]=$warmup_items
+fig[max_concurrency]=$max_concurrency
 fig[load_avg_start]=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')
 
 report() {
@@ -300,9 +305,36 @@ proc_ticks() { # utime + stime of a process, in clock ticks
     awk '{ print $12 + $13 }' <<<"$s"
 }
 
-body='{"name":"fanout","nodes":[{"id":"pick","type":"task","handler":"noop","forEach":"input.items"}]}'
+concurrency=""
+[ "$max_concurrency" = 0 ] || concurrency=",\"maxConcurrency\":$max_concurrency"
+body='{"name":"fanout","nodes":[{"id":"pick","type":"task","handler":"noop","forEach":"input.items"'$concurrency'}]}'
 api=http://127.0.0.1:$pod_port/api/v1/workflows/fanout
+
+# drive <n> <runs> <warmup> <log> [driver options...]: the driver against the pod, runs of n items each
+drive() {
+    local n=$1 runs=$2 warmup=$3 driver_log=$4
+    shift 4
+    run_child "$java" "${driver_jvm_opts[@]}" -cp "$jdbc_jar" bench/chain3/Driver.java --label "fanout$n" \
+        --start-urls "$api/runs" --client-token "$work/fanout/client.jwt" --jdbc-url "$db_base/fanout" \
+        --db-user "$db_user" --db-password "$db_password" \
+        --poll-sql "SELECT run_id::text, status, (extract(epoch FROM updated_at) * 1000000)::bigint
+  FROM eec_workflow_run WHERE run_id = ANY(CAST(? AS uuid[])) AND status <> 'RUNNING'" \
+        --runs "$runs" --warmup "$warmup" --starters "$starters" --timeout-s "$timeout_s" \
+        --items "$n" --pids "$pod_pid" --pg-pid "$pg_pid" --clk-tck "$clk_tck" \
+        --register-url "$api" --admin-token "$work/fanout/admin.jwt" --register-body "$body" "$@" 2>"$driver_log"
+}
+
 final_rc=0
+# 1. warm-up at every size, nothing measured (--runs 0)
+for n in "${sizes[@]}"; do
+    warmup=$(((warmup_items + n - 1) / n))
+    log "phase=warmup-$n runs=$warmup"
+    rc=0
+    drive "$n" 0 "$warmup" "$out_dir/fanout-driver-warmup-$n.log" --out "$work/warmup-$n.out" || rc=$?
+    [ "$rc" -eq 0 ] || { log "warm-up at size $n failed (rc $rc); the end of $out_dir/fanout-driver-warmup-$n.log:"
+        tail -n 20 "$out_dir/fanout-driver-warmup-$n.log" >&2; exit 1; }
+done
+# 2. each size: its warm-up again, then the measured runs
 for n in "${sizes[@]}"; do
     runs=$(((items_total + n - 1) / n))
     warmup=$(((warmup_items + n - 1) / n))
@@ -320,15 +352,8 @@ for n in "${sizes[@]}"; do
     watch_pid=$!
     log "phase=size-$n runs=$runs warmup=$warmup"
     rc=0
-    run_child "$java" "${driver_jvm_opts[@]}" -cp "$jdbc_jar" bench/chain3/Driver.java --label "fanout$n" \
-        --start-urls "$api/runs" --client-token "$work/fanout/client.jwt" --jdbc-url "$db_base/fanout" \
-        --db-user "$db_user" --db-password "$db_password" \
-        --poll-sql "SELECT run_id::text, status, (extract(epoch FROM updated_at) * 1000000)::bigint
-  FROM eec_workflow_run WHERE run_id = ANY(CAST(? AS uuid[])) AND status <> 'RUNNING'" \
-        --out "$work/driver-$n.out" --runs "$runs" --warmup "$warmup" --starters "$starters" --timeout-s "$timeout_s" \
-        --items "$n" --pids "$pod_pid" --pg-pid "$pg_pid" --clk-tck "$clk_tck" --phase-file "$phase" \
-        --register-url "$api" --admin-token "$work/fanout/admin.jwt" --register-body "$body" \
-        2>"$out_dir/fanout-driver-$n.log" || rc=$?
+    drive "$n" "$runs" "$warmup" "$out_dir/fanout-driver-$n.log" --out "$work/driver-$n.out" --phase-file "$phase" \
+        || rc=$?
     kill "$watch_pid" 2>/dev/null || true
     wait "$watch_pid" 2>/dev/null || true
     watch_pid=""
@@ -348,6 +373,10 @@ for n in "${sizes[@]}"; do
         fig[server_cpu_s_$n]=$(awk -v a="$t0" -v b="$t1" -v t="$clk_tck" 'BEGIN { printf "%.2f", (b - a) / t }')
         fig[cpu_us_per_item_$n]=$(awk -v a="$t0" -v b="$t1" -v t="$clk_tck" -v c="$completed" -v n="$n" \
             'BEGIN { printf "%.1f", (b - a) / t * 1000000 / (c * n) }')
+        # without the JIT compilers' CPU (what is left of the warm-up's work, falling unevenly on the sizes)
+        jit_s=${fig[jit_cpu_s_$n]}
+        [[ $jit_s =~ ^[0-9.]+$ ]] && fig[cpu_us_per_item_nojit_$n]=$(awk -v a="$t0" -v b="$t1" -v t="$clk_tck" \
+            -v j="$jit_s" -v c="$completed" -v n="$n" 'BEGIN { printf "%.1f", ((b - a) / t - j) * 1000000 / (c * n) }')
         pg_s=${fig[pg_cpu_s_$n]}
         [[ $pg_s =~ ^[0-9.]+$ ]] && fig[pg_cpu_us_per_item_$n]=$(awk -v p="$pg_s" -v c="$completed" -v n="$n" \
             'BEGIN { printf "%.1f", p * 1000000 / (c * n) }')
