@@ -7,6 +7,7 @@
 #   bench/run.sh startup   time-to-ready and JVM CPU to ready: JDK 17, JDK 25, JDK 25 with a Leyden AOT cache
 #   bench/run.sh chain3    end-to-end runs/s of the packaged jar on a durable PostgreSQL vs a plain-JDBC reference
 #   bench/run.sh chain3-sdk  the same chain run by SDK workers over HTTP vs by the in-process workers
+#   bench/run.sh fanout    server CPU per fan-out item at 10, 100 and 1,000 items a run (issue 29)
 #   bench/run.sh chaos     3 pods under load, a pod SIGKILLed every 15 s, PostgreSQL crash-restarted once: 0 lost?
 #   bench/run.sh failover  pg_auto_failover primary and synchronous standby, 3 switches under load: 0 lost, 0 failed?
 #
@@ -54,6 +55,11 @@ scenarios:
           settings, PostgreSQL and driver, in one invocation (bench/chain3-sdk.sh; bash bench/chain3-sdk.sh --help
           lists its BENCH_* settings); last line:
           sdk_runs_per_s=<n> inproc_runs_per_s=<m> ratio=<n/m> sdk_p50_ms=<a> sdk_p99_ms=<b> worker_cpu_ms_per_run=<c>
+  fanout  the packaged jar's CPU per fan-out item (one task node, handler noop, "forEach": "input.items", no
+          maxConcurrency) at 10, 100 and 1,000 items a run on a throw-away, durable PostgreSQL 15, a fixed total of
+          items per size after a warm-up at each (bench/fanout.sh; bash bench/fanout.sh --help lists its settings);
+          last line:
+          cpu_us_per_item_10=<a> cpu_us_per_item_100=<b> cpu_us_per_item_1000=<c> ratio_1000_vs_10=<c/a>
   chaos   the full chaos trial (ChaosIT, whose bounded version runs in ./mvnw verify): 3 pods of the packaged jar on
           one durable PostgreSQL, mixed runs started at a steady pace by clients that retry on another pod with
           the same idempotency key, a random pod SIGKILLed every 15 s (CHAOS_KILLS, default 10) and PostgreSQL
@@ -247,6 +253,10 @@ case "${1:-}" in
     failover)
         # exec, as chain3: its own EXIT trap stops the pod, the driver and the pg_auto_failover formation
         exec bash bench/failover.sh "${@:2}"
+        ;;
+    fanout)
+        # exec, as chain3: its own EXIT trap stops the pod and PostgreSQL it started
+        exec bash bench/fanout.sh "${@:2}"
         ;;
     chain3-sdk)
         # exec, as chain3: its own EXIT trap stops the pod, the worker and PostgreSQL it started

@@ -8,10 +8,11 @@
 //          --jdbc-url URL --db-user U --db-password PW --poll-sql SQL --out FILE
 //          [--register-url URL --admin-token FILE --register-body JSON] [--runs 6000] [--warmup 500]
 //          [--starters 4] [--timeout-s 600] [--pids P1,P2] [--pg-pid P] [--clk-tck 100] [--phase-file F]
-//          [--poll-ms 100] [--warmup-min-s 0] [--checkpoint true]
+//          [--poll-ms 100] [--warmup-min-s 0] [--checkpoint true] [--items 0]
 //   --runs 0: the warm-up only, no measured phase and no figures but warmup_s and warmup_runs
 //   --poll-sql: SELECT <run id text>, <status>, <updated_at as epoch µs bigint> FROM ... WHERE <terminal>
 //               AND <id> = ANY(CAST(? AS uuid[]))   (the ? is the text array of the open runs' ids)
+//   --items N: each run's input also carries "items": [0, 1, ..., N-1] (bench/fanout.sh's forEach list)
 //   --pids: the service JVMs (CPU and peak RSS); --pg-pid: the postmaster (CPU of it and its children)
 //   --phase-file: handshake with PgProfile: "warm" when the measured phase is about to start, waits for "go",
 //                 "done" when it has ended
@@ -57,6 +58,8 @@ public class Driver {
     final String[] startUrls;
     final String clientToken;
     final int starters;
+    /** ",\"items\":[0,...,N-1]" appended to each run's input, or "" (--items 0, chain3). */
+    final String itemsField;
     final long timeoutUs;
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
@@ -76,6 +79,12 @@ public class Driver {
         startUrls = o.get("start-urls").split(",");
         clientToken = Files.readString(Path.of(o.get("client-token"))).trim();
         starters = Integer.parseInt(o.getOrDefault("starters", "4"));
+        int items = Integer.parseInt(o.getOrDefault("items", "0"));
+        StringBuilder list = new StringBuilder();
+        for (int i = 0; i < items; i++) {
+            list.append(i == 0 ? ",\"items\":[" : ",").append(i);
+        }
+        itemsField = items == 0 ? "" : list.append(']').toString();
         timeoutUs = Long.parseLong(o.getOrDefault("timeout-s", "600")) * 1_000_000L;
     }
 
@@ -326,7 +335,7 @@ public class Driver {
                 int k;
                 while ((k = next.getAndIncrement()) < n && error == null) {
                     String url = startUrls[k % startUrls.length]; // round robin over the pods
-                    String body = "{\"input\":{\"i\":" + (firstInput + k) + "},\"idempotencyKey\":\"chain3-" + nonce
+                    String body = "{\"input\":{\"i\":" + (firstInput + k) + itemsField + "},\"idempotencyKey\":\"chain3-" + nonce
                             + "-" + name + "-" + k + "\"}";
                     HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
                             .header("Authorization", "Bearer " + clientToken)

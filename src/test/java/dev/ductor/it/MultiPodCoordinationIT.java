@@ -1,10 +1,14 @@
 package dev.ductor.it;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import javax.sql.DataSource;
 import java.io.IOException;
@@ -21,6 +25,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,10 +50,17 @@ import static org.junit.jupiter.api.Assertions.fail;
  * tick as the pods' own metrics count them; the version conflicts this provokes must show in the metrics,
  * and none of them as an error.
  *
+ * <p>Then, on the same pods ({@link #threePodsRacingOnOneFanOutApplyEachItemOnce}), one run whose single node fans out
+ * over {@value #FAN_OUT} items with no concurrency bound: every item is dispatched by one commit, the three pods'
+ * workers run them together and their results race into the one run.
+ *
+ * <p>The checks of the first case count every run in the database, so it runs first ({@link Order}).
+ *
  * <p>Run by failsafe after {@code package}: {@code ./mvnw verify}, or alone with
  * {@code ./mvnw verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=MultiPodCoordinationIT}.
  */
 @Tag("it")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MultiPodCoordinationIT {
 
     private static final int PODS = 3;
@@ -140,6 +152,7 @@ class MultiPodCoordinationIT {
     }
 
     @Test
+    @Order(1)
     void threePodsTickingTheSameRunsCommitEachStepExactlyOnce() throws Exception {
         String admin = token("admin");
         String client = token("client");
@@ -223,6 +236,192 @@ class MultiPodCoordinationIT {
         if (!problems.isEmpty()) {
             fail(problems.size() + " invariant(s) broken:\n - " + String.join("\n - ", problems) + podLogTails(40));
         }
+    }
+
+    /** Items of the fan-out case: all dispatched at once, their results committed by three pods together. */
+    private static final int FAN_OUT = 200;
+    private static final String FAN_OUT_WORKFLOW = "fanrace";
+    private static final Pattern ITEM_NODE = Pattern.compile("^pick\\[(\\d+)]$");
+
+    /**
+     * One run, one node {@code pick} fanning out over {@value #FAN_OUT} items (handler {@code echo}, item input
+     * {@code {"i": index}}, no maxConcurrency): the commit that starts it dispatches every item, the three pods' workers
+     * run them and their results reach the run together, so the pods' ticks race on it. At the end the run SUCCEEDED,
+     * the node's output lists the items' outputs in order, every item SUCCEEDED on its first attempt (or the history
+     * says a lease was lost), and the history is gap-free with exactly one RUNNING->SUCCEEDED per item.
+     */
+    @Test
+    @Order(2)
+    void threePodsRacingOnOneFanOutApplyEachItemOnce() throws Exception {
+        String admin = token("admin");
+        String client = token("client");
+        String definition = """
+            {"nodes": [{"id": "pick", "type": "task", "handler": "echo", "forEach": "input.items",
+                        "input": {"i": "${{ index }}"}}]}""";
+        HttpResponse<String> defined = send(HttpRequest.newBuilder(URI.create(pods.get(0).url("/api/v1/workflows/" + FAN_OUT_WORKFLOW)))
+                .header("Authorization", "Bearer " + admin)
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(definition)));
+        assertEquals(201, defined.statusCode(), "defining the workflow: " + defined.body());
+
+        List<Map<String, Double>> before = new ArrayList<>();
+        for (PodProcess pod : pods) {
+            before.add(scrape(pod));
+        }
+        StringBuilder items = new StringBuilder();
+        for (int i = 0; i < FAN_OUT; i++) {
+            items.append(i == 0 ? "" : ",").append(i);
+        }
+        long started = System.nanoTime();
+        HttpResponse<String> start = send(HttpRequest.newBuilder(URI.create(pods.get(1).url("/api/v1/workflows/" + FAN_OUT_WORKFLOW + "/runs")))
+                .header("Authorization", "Bearer " + client)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"input\": {\"items\": [" + items + "]}, \"idempotencyKey\": \"fanrace-1\"}")));
+        assertEquals(201, start.statusCode(), "starting the fan-out run: " + start.body());
+        String runId = JSON.readTree(start.body()).path("runId").asText();
+
+        long deadline = System.nanoTime() + RUNS_TERMINAL_TIMEOUT.toNanos();
+        String status = "RUNNING";
+        while (System.nanoTime() < deadline) {
+            status = rows("SELECT status FROM eec_workflow_run WHERE run_id = '" + runId + "'").get(0);
+            if (!status.contains("RUNNING")) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        double took = seconds(System.nanoTime() - started);
+
+        List<String> problems = new ArrayList<>();
+        JsonNode run = JSON.readTree(send(HttpRequest.newBuilder(URI.create(pods.get(2).url("/api/v1/runs/" + runId)))
+                .header("Authorization", "Bearer " + client).GET()).body());
+        List<JsonNode> history = fetchHistory(runId, client);
+
+        List<Map<String, Double>> after = new ArrayList<>();
+        for (PodProcess pod : pods) {
+            after.add(scrape(pod));
+        }
+        List<String> commitsPerPod = new ArrayList<>();
+        int podsCommitting = 0;
+        for (int i = 0; i < PODS; i++) {
+            long committed = Math.round(value(after.get(i), "ductor_tick_total", "committed")
+                    - value(before.get(i), "ductor_tick_total", "committed"));
+            long conflicts = Math.round(value(after.get(i), "ductor_tick_total", "conflict")
+                    - value(before.get(i), "ductor_tick_total", "conflict"));
+            commitsPerPod.add(pods.get(i).name() + ":" + committed + "/" + conflicts);
+            if (committed > 0) {
+                podsCommitting++;
+            }
+        }
+        System.out.printf("MultiPodCoordinationIT fan-out summary: items=%d status=%s took=%.1fs transitions=%d"
+                + " commits/conflicts per pod=%s version=%s%n", FAN_OUT, run.path("status").asText(), took, history.size(),
+                commitsPerPod, run.path("version").asText());
+
+        if (!"SUCCEEDED".equals(run.path("status").asText())) {
+            problems.add("the fan-out run is " + run.path("status").asText() + " after " + took + " s (db: " + status + ")");
+        }
+        JsonNode pick = run.path("nodes").path("pick");
+        JsonNode output = pick.path("output");
+        if (!output.isArray() || output.size() != FAN_OUT) {
+            problems.add("node pick's output is not a list of " + FAN_OUT + " entries: " + abbreviate(output));
+        } else {
+            for (int i = 0; i < FAN_OUT; i++) {
+                if (!output.get(i).path("i").isIntegralNumber() || output.get(i).path("i").asInt() != i) {
+                    problems.add("node pick's output[" + i + "] is " + output.get(i) + ", not {\"i\":" + i + "}");
+                    break;
+                }
+            }
+        }
+        if (!run.path("output").path("pick").equals(output)) {
+            problems.add("the run's output does not carry pick's output: " + abbreviate(run.path("output")));
+        }
+
+        // the history: seq 1..n without gaps; per item exactly one RUNNING->SUCCEEDED, and a redispatch only after a
+        // lost lease
+        Map<Integer, Integer> succeeded = new HashMap<>();
+        Map<Integer, Integer> leaseLost = new HashMap<>();
+        for (int k = 0; k < history.size(); k++) {
+            JsonNode t = history.get(k);
+            if (t.path("seq").asLong() != k + 1) {
+                problems.add("history seq not contiguous from 1: entry " + k + " has seq " + t.path("seq").asLong());
+                break;
+            }
+        }
+        for (JsonNode t : history) {
+            Matcher m = ITEM_NODE.matcher(t.path("node").asText(""));
+            if (!m.matches()) {
+                continue;
+            }
+            int index = Integer.parseInt(m.group(1));
+            if ("RUNNING".equals(t.path("from").asText()) && "SUCCEEDED".equals(t.path("to").asText())) {
+                succeeded.merge(index, 1, Integer::sum);
+            }
+            if ("RUNNING".equals(t.path("from").asText()) && "RUNNING".equals(t.path("to").asText())
+                    && t.path("cause").asText().contains("lease")) {
+                leaseLost.merge(index, 1, Integer::sum);
+            }
+        }
+        for (int i = 0; i < FAN_OUT; i++) {
+            if (succeeded.getOrDefault(i, 0) != 1) {
+                problems.add("pick[" + i + "] has " + succeeded.getOrDefault(i, 0) + " RUNNING->SUCCEEDED transitions, not 1");
+            }
+        }
+        if (succeeded.keySet().stream().anyMatch(i -> i < 0 || i >= FAN_OUT)) {
+            problems.add("the history names items outside 0.." + (FAN_OUT - 1) + ": " + succeeded.keySet());
+        }
+
+        JsonNode itemStates = pick.path("items");
+        if (!itemStates.isArray() || itemStates.size() != FAN_OUT) {
+            problems.add("node pick does not show " + FAN_OUT + " items: " + abbreviate(itemStates));
+        } else {
+            for (int i = 0; i < FAN_OUT; i++) {
+                JsonNode item = itemStates.get(i);
+                int expectedAttempts = 1 + leaseLost.getOrDefault(i, 0);
+                if (!"SUCCEEDED".equals(item.path("state").asText()) || item.path("attempts").asInt() != expectedAttempts) {
+                    problems.add("pick[" + i + "] is " + item.path("state").asText() + " after " + item.path("attempts").asInt()
+                            + " attempt(s), expected SUCCEEDED after " + expectedAttempts
+                            + (leaseLost.containsKey(i) ? " (the history records lost leases)" : ""));
+                }
+            }
+        }
+        if (!leaseLost.isEmpty()) {
+            log("fan-out items dispatched again after a lost lease (as the history says): " + leaseLost);
+        }
+        if (podsCommitting < 2) {
+            problems.add("only " + podsCommitting + " pod(s) committed ticks during the fan-out (" + commitsPerPod
+                    + "): the pods did not race on it");
+        }
+        if (!problems.isEmpty()) {
+            fail(problems.size() + " fan-out invariant(s) broken:\n - "
+                    + String.join("\n - ", problems.subList(0, Math.min(20, problems.size()))) + podLogTails(40));
+        }
+    }
+
+    /** GET /runs/{id}/history, following {@code Link: <...>; rel="next"} should the answer be paged. */
+    private static List<JsonNode> fetchHistory(String runId, String token) throws Exception {
+        List<JsonNode> entries = new ArrayList<>();
+        String url = pods.get(0).url("/api/v1/runs/" + runId + "/history");
+        Pattern next = Pattern.compile("<([^>]+)>\\s*;\\s*rel=\"?next\"?");
+        for (int page = 0; url != null && page < 1000; page++) {
+            HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url))
+                    .header("Authorization", "Bearer " + token).GET());
+            assertEquals(200, response.statusCode(), "GET " + url + ": " + response.body());
+            JsonNode body = JSON.readTree(response.body());
+            (body.isArray() ? body : body.path("items")).forEach(entries::add);
+            url = null;
+            for (String link : response.headers().allValues("Link")) {
+                Matcher m = next.matcher(link);
+                if (m.find()) {
+                    String target = m.group(1);
+                    url = target.startsWith("http") ? target : pods.get(0).url(target.startsWith("/") ? target : "/" + target);
+                }
+            }
+        }
+        return entries;
+    }
+
+    private static String abbreviate(JsonNode node) {
+        String text = String.valueOf(node);
+        return text.length() > 300 ? text.substring(0, 300) + "..." : text;
     }
 
     // --- pods ------------------------------------------------------------------------------------------------
