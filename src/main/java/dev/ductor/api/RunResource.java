@@ -9,6 +9,7 @@ import dev.ductor.run.RunOperations;
 import dev.ductor.run.RunPage;
 import dev.ductor.run.RunPatch;
 import dev.ductor.run.RunQueries;
+import dev.ductor.run.RunReset;
 import dev.ductor.run.RunView;
 import dev.ductor.run.TransitionView;
 import dev.ductor.run.core.OperatorActions;
@@ -171,6 +172,38 @@ public class RunResource {
         RunView run = VersionConflictException.onLostRace("Run " + id, expected, body, () -> operations.patch(caller.tenant(), id, expected, patch, body),
                 () -> runs.get(caller.tenant(), id), RunView::version);
         return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
+    }
+
+    @POST
+    @Path("/{runId}/reset")
+    @RolesAllowed(Roles.OPERATOR)
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response reset(@PathParam("runId") String runId, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
+        UUID id = parse(runId);
+        OptionalLong expected = Versions.ifMatch(ifMatch);
+        RunReset reset = bodies.read(body, ResetBody.class).toReset();
+        RunView run = VersionConflictException.onLostRace("Run " + id, expected, body,
+                () -> operations.reset(caller.tenant(), id, expected, reset, caller.subject(), body),
+                () -> runs.get(caller.tenant(), id), RunView::version);
+        return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
+    }
+
+    /**
+     * {@code {fromNodes?: [ids], failedOnly?, toRevision?: "current", reopenSucceeded?}}: at least one of fromNodes or
+     * failedOnly.
+     */
+    @RegisterForReflection
+    public record ResetBody(@Valid @jakarta.validation.constraints.Size(max = 500) List<@NotNull @Text(max = 64) String> fromNodes, Boolean failedOnly,
+                            @Pattern(regexp = "current", message = "must be \"current\" (or left out: the run's own revision)")
+                            String toRevision, Boolean reopenSucceeded) {
+
+        RunReset toReset() {
+            if ((fromNodes == null || fromNodes.isEmpty()) && !Boolean.TRUE.equals(failedOnly)) {
+                throw new BadRequestException("fromNodes", "name the nodes to reset from in fromNodes, or set failedOnly: true");
+            }
+            return new RunReset(fromNodes == null ? List.of() : fromNodes, Boolean.TRUE.equals(failedOnly),
+                    "current".equals(toRevision), Boolean.TRUE.equals(reopenSucceeded));
+        }
     }
 
     /** {@code {tier?, nodes?: {id: {action: retry|skip}}}}: nodes in the order given; either may be left out, not null. */

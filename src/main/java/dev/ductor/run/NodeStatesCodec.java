@@ -84,6 +84,9 @@ public class NodeStatesCodec {
         if (node.byOperator()) {
             out.writeBooleanField("byOperator", true);
         }
+        if (node.priorAttempts() != 0) {
+            out.writeNumberField("priorAttempts", node.priorAttempts());
+        }
         if (node.items() != null) {
             out.writeArrayFieldStart("items");
             for (NodeState item : node.items()) {
@@ -127,6 +130,7 @@ public class NodeStatesCodec {
         String error = null;
         JsonNode input = null;
         boolean byOperator = false;
+        int priorAttempts = 0;
         List<NodeState> items = null;
         while (in.nextToken() == JsonToken.FIELD_NAME) {
             String field = in.currentName();
@@ -139,6 +143,7 @@ public class NodeStatesCodec {
                 case "error" -> error = values.<JsonNode>readValue(in).asText();
                 case "input" -> input = values.readValue(in);
                 case "byOperator" -> byOperator = in.getValueAsBoolean();
+                case "priorAttempts" -> priorAttempts = in.getValueAsInt();
                 case "items" -> {
                     items = new ArrayList<>();
                     while (in.nextToken() == JsonToken.START_OBJECT) {
@@ -151,7 +156,7 @@ public class NodeStatesCodec {
         if (state == null || attempts == null) {
             throw new IllegalStateException("a node in node_states lacks its " + (state == null ? "state" : "attempts"));
         }
-        return new NodeState(state, attempts, output, error, leaseRetries, input, items, byOperator);
+        return new NodeState(state, attempts, output, error, leaseRetries, input, items, byOperator, priorAttempts);
     }
 
     private static void expect(JsonToken actual, JsonToken wanted) {

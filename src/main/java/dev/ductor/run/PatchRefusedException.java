@@ -45,6 +45,13 @@ public class PatchRefusedException extends ConflictException {
                 with(extensions, current, rejected));
     }
 
+    /** A reset that cannot apply: the run still runs, a succeeded run without asking, or nodes it does not have. */
+    public static PatchRefusedException reset(UUID runId, String type, String message, RunView current, Object rejected) {
+        Map<String, Object> extensions = new LinkedHashMap<>();
+        extensions.put("runId", runId);
+        return new PatchRefusedException(type, message + " Nothing was saved.", with(extensions, current, rejected));
+    }
+
     private static Map<String, Object> with(Map<String, Object> extensions, RunView current, Object rejected) {
         extensions.put("saved", false);
         extensions.put("current", current);

@@ -14,6 +14,11 @@ import dev.ductor.run.core.Input;
 import dev.ductor.run.core.RequestFingerprint;
 import dev.ductor.run.core.TickResult;
 import dev.ductor.workflow.WorkflowService;
+import dev.ductor.run.core.NodeStatus;
+import dev.ductor.run.core.Tick;
+import dev.ductor.run.core.TickLimits;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -43,11 +48,17 @@ public class RunOperations {
     private final Clock clock;
     private final WorkflowService workflows;
     private final DuctorConfig.Limits limits;
+    private final RunLoader loader;
+    private final RunRows rows;
+    private final int maxFanOut;
 
     @Inject
     public RunOperations(EntityManager em, RunQueries queries, RunCommitter committer, RunInbox inbox,
                          QueueRepository queue, DuctorMetrics metrics, Clock clock, WorkflowService workflows,
-                         DuctorConfig config) {
+                         DuctorConfig config, RunLoader loader, RunRows rows) {
+        this.loader = loader;
+        this.rows = rows;
+        this.maxFanOut = config.workflow().maxFanOut();
         this.workflows = workflows;
         this.limits = config.limits();
         this.em = em;
@@ -195,6 +206,60 @@ public class RunOperations {
                     ? PatchRefusedException.runTerminal(runId, met.status().name(), true, queries.view(run), rejected)
                     : PatchRefusedException.nodeAction(ticked.refused().refusedActions(), queries.view(run), rejected);
         }
+        return queries.view(run);
+    }
+
+    /**
+     * Reopens a finished run from some of its nodes, as one versioned commit through the tick ({@link Tick#reset}):
+     * checked against the version the operator saw (If-Match), then written by the versioned UPDATE, so a run that
+     * changed meanwhile is a 409, never overwritten. {@code by} is who asked, for the history.
+     */
+    @Transactional
+    public RunView reset(String tenant, UUID runId, OptionalLong ifMatch, RunReset reset, String by, JsonNode rejected) {
+        WorkflowRunEntity run = queries.find(tenant, runId);
+        if (ifMatch.isEmpty()) {
+            throw new PreconditionRequiredException("run " + runId);
+        }
+        if (ifMatch.getAsLong() != run.dbRecordVersion) {
+            throw new VersionConflictException("Run " + runId, ifMatch.getAsLong(), run.dbRecordVersion, queries.view(run), rejected);
+        }
+        if ("RUNNING".equals(run.status)) {
+            throw PatchRefusedException.reset(runId, "run-running", "Run " + runId + " is still RUNNING; a reset reopens a"
+                    + " finished run (retry or skip its nodes with PATCH instead).", queries.view(run), rejected);
+        }
+        if ("SUCCEEDED".equals(run.status) && !reset.reopenSucceeded()) {
+            throw PatchRefusedException.reset(runId, "run-succeeded", "Run " + runId + " SUCCEEDED; to run it again from"
+                    + " some of its nodes, say so with \"reopenSucceeded\": true.", queries.view(run), rejected);
+        }
+        LoadedRun loaded = loader.load(runId).orElseThrow();
+        WorkflowService.Pinned target = reset.toCurrentRevision()
+                ? workflows.current(tenant, run.workflowName)
+                : new WorkflowService.Pinned(run.workflowRevision, loaded.snapshot().definition());
+        Set<String> from = new LinkedHashSet<>();
+        if (reset.failedOnly()) {
+            loaded.snapshot().nodes().forEach((id, node) -> {
+                if (node.state() == NodeStatus.FAILED || node.state() == NodeStatus.CANCELLED) {
+                    from.add(id);
+                }
+            });
+        }
+        from.addAll(reset.fromNodes());
+        List<String> unknown = from.stream().filter(id -> target.definition().node(id).isEmpty()).toList();
+        if (!unknown.isEmpty()) {
+            throw PatchRefusedException.reset(runId, "unknown-nodes", "Revision " + target.revision() + " of workflow '"
+                    + run.workflowName + "' has no node " + String.join(", ", unknown) + ".", queries.view(run), rejected);
+        }
+        if (from.isEmpty()) {
+            throw PatchRefusedException.reset(runId, "nothing-to-reset", "Run " + runId + " has no node to reset: name"
+                    + " them in fromNodes, or use failedOnly on a run with failed or cancelled nodes.", queries.view(run), rejected);
+        }
+        Instant now = clock.instant();
+        TickResult result = Tick.reset(loaded.snapshot(), target.definition(), target.revision(), from,
+                "reset by " + by + " from " + String.join(", ", from), now, new TickLimits(maxFanOut));
+        if (target.revision() != run.workflowRevision) {
+            rows.changeRevision(run, target.revision());
+        }
+        committer.commit(loaded, result, now);
         return queries.view(run);
     }
 }

@@ -351,6 +351,11 @@ public class RunRows {
         run.updatedAt = now;
     }
 
+    /** A reset's new revision (the workflow's current one), written with the run's next {@link #write}. */
+    public void changeRevision(WorkflowRunEntity run, int revision) {
+        run.workflowRevision = revision;
+    }
+
     /** A change without a tick (a new tier only) under a new seal, still through the versioned UPDATE. */
     public void reseal(WorkflowRunEntity run, String checksum) {
         long expected = run.dbRecordVersion;

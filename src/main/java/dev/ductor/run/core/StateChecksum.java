@@ -99,6 +99,9 @@ public final class StateChecksum {
         if (node.byOperator()) {
             canonical.append("|op");
         }
+        if (node.priorAttempts() != 0) {
+            canonical.append("|prior=").append(node.priorAttempts());
+        }
         if (node.items() != null) {
             canonical.append("|items=").append(node.items().size()).append('[');
             node.items().forEach(item -> {

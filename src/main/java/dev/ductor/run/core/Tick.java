@@ -20,6 +20,7 @@ import dev.ductor.workflow.expr.Template;
 import dev.ductor.workflow.model.NodeDefinition;
 import dev.ductor.workflow.model.NodeType;
 import dev.ductor.workflow.model.RunIf;
+import dev.ductor.workflow.model.WorkflowDefinition;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -81,6 +82,34 @@ public final class Tick {
 
     public static TickResult tick(RunSnapshot run, List<? extends Input> inputs, Instant now, TickLimits limits) {
         return new Tick(run, now, limits).run(inputs);
+    }
+
+    /**
+     * Reopens a finished run: the nodes {@code from} and everything downstream of them go back to PENDING (their
+     * attempts go on counting; their outputs stay in the history), the run is RUNNING again, on {@code target} (its
+     * revision or the workflow's current one), and the tick then starts what can start. One result, committed as one
+     * versioned write like any tick's. A node of {@code target} the run did not have yet starts as a new one.
+     */
+    public static TickResult reset(RunSnapshot run, WorkflowDefinition target, int targetRevision, Set<String> from,
+                                   String cause, Instant now, TickLimits limits) {
+        Set<String> reopened = Descendants.of(target, from);
+        Map<String, NodeState> states = new LinkedHashMap<>();
+        for (NodeDefinition node : target.nodes()) {
+            NodeState before = run.nodes().get(node.id());
+            states.put(node.id(), before == null ? NodeState.pending() : reopened.contains(node.id()) ? before.reopened() : before);
+        }
+        RunSnapshot reopenedRun = new RunSnapshot(run.runId(), target, RunStatus.RUNNING, states, run.lastSeq(),
+                run.version(), run.input(), targetRevision);
+        Tick tick = new Tick(reopenedRun, now, limits);
+        tick.record(null, run.status().name(), RunStatus.RUNNING.name(), cause
+                + (targetRevision == run.revision() ? "" : "; now on revision " + targetRevision));
+        for (NodeDefinition node : target.nodes()) {
+            NodeState before = run.nodes().get(node.id());
+            if (reopened.contains(node.id()) && before != null && before.state() != NodeStatus.PENDING) {
+                tick.record(node.id(), before.state().name(), NodeStatus.PENDING.name(), "reset");
+            }
+        }
+        return tick.run(List.of());
     }
 
     private TickResult run(List<? extends Input> inputs) {
@@ -384,11 +413,13 @@ public final class Tick {
             if (nodes.get(definition.id()).state() != NodeStatus.RUNNING) {
                 return; // an item's input failed and took the node with it
             }
-            if (nodes.get(definition.id()).items().get(i).state() == NodeStatus.PENDING) {
+            NodeState pending = nodes.get(definition.id()).items().get(i);
+            if (pending.state() == NodeStatus.PENDING) {
                 ItemNode item = new ItemNode(definition.id(), i);
-                moveItem(item, NodeStatus.RUNNING, "dispatched attempt 1 to '" + definition.handler() + "'",
-                        s -> s.withAttempts(1));
-                if (dispatchItem(definition, i, 1, now)) {
+                int attempt = pending.attempts() + 1;
+                moveItem(item, NodeStatus.RUNNING, "dispatched attempt " + attempt + " to '" + definition.handler() + "'",
+                        s -> s.withAttempts(attempt));
+                if (dispatchItem(definition, i, attempt, now)) {
                     running++;
                 }
             }
@@ -526,9 +557,10 @@ public final class Tick {
                     failBeforeStart(definition, "input: " + input.error());
                     return;
                 }
-                move(definition.id(), NodeStatus.RUNNING, "dispatched attempt 1 to '" + definition.handler() + "'");
-                nodes.compute(definition.id(), (id, n) -> n.withAttempts(1).withInput(input.kept()));
-                effects.add(new DispatchTask(definition.id(), 1, definition.handler(), definition.pool(), input.value(), now));
+                int attempt = nodes.get(definition.id()).attempts() + 1; // after a reset, numbers go on
+                move(definition.id(), NodeStatus.RUNNING, "dispatched attempt " + attempt + " to '" + definition.handler() + "'");
+                nodes.compute(definition.id(), (id, n) -> n.withAttempts(attempt).withInput(input.kept()));
+                effects.add(new DispatchTask(definition.id(), attempt, definition.handler(), definition.pool(), input.value(), now));
             }
             case WORKFLOW -> {
                 Evaluated input = inputOf(definition);
@@ -536,9 +568,10 @@ public final class Tick {
                     failBeforeStart(definition, "input: " + input.error());
                     return;
                 }
-                move(definition.id(), NodeStatus.RUNNING, "starting child run of '" + definition.workflow() + "', attempt 1");
-                nodes.compute(definition.id(), (id, n) -> n.withAttempts(1).withInput(input.kept()));
-                effects.add(new Effect.StartChild(definition.id(), 1, definition.workflow(), definition.revision(),
+                int attempt = nodes.get(definition.id()).attempts() + 1;
+                move(definition.id(), NodeStatus.RUNNING, "starting child run of '" + definition.workflow() + "', attempt " + attempt);
+                nodes.compute(definition.id(), (id, n) -> n.withAttempts(attempt).withInput(input.kept()));
+                effects.add(new Effect.StartChild(definition.id(), attempt, definition.workflow(), definition.revision(),
                         input.value()));
             }
             case TIMER -> {
@@ -577,13 +610,15 @@ public final class Tick {
             nodes.compute(definition.id(), (id, n) -> n.withInput(list.value()).withOutput(JSON.arrayNode()).withItems(List.of()));
             return;
         }
+        List<NodeState> before = nodes.get(definition.id()).items(); // a reset's: their attempt numbers go on
         List<NodeState> items = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
-            items.add(NodeState.pending());
+            items.add(before != null && i < before.size() ? before.get(i).reopened() : NodeState.pending());
         }
+        int attempt = nodes.get(definition.id()).attempts() + 1;
         move(definition.id(), NodeStatus.RUNNING, "fanning out over " + size + " items"
                 + (definition.maxConcurrency() == 0 ? "" : ", at most " + definition.maxConcurrency() + " at a time"));
-        nodes.compute(definition.id(), (id, n) -> n.withAttempts(1).withInput(list.value()).withItems(items));
+        nodes.compute(definition.id(), (id, n) -> n.withAttempts(attempt).withInput(list.value()).withItems(items));
         dispatchItems(definition);
     }
 
