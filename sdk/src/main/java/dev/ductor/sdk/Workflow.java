@@ -294,7 +294,9 @@ public final class Workflow {
             return this;
         }
 
+        /** How long a signal node waits: past it, the node fails (the only node type a timeout applies to today). */
         public Node timeout(Duration timeout) {
+            only(Set.of(Type.SIGNAL), "timeout");
             json.put("timeout", nonNegative(timeout, "timeout").toString());
             return this;
         }

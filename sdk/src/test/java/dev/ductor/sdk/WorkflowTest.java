@@ -78,7 +78,7 @@ class WorkflowTest {
         Workflow all = Workflow.named("all")
                 .signal("paid", "paid", s -> s.timeout(Duration.ofHours(1)))
                 .timer("cool", Duration.ofSeconds(5), t -> t.dependsOn("paid"))
-                .task("charge", "ext:charge", t -> t.dependsOn("paid", "cool").pool("payments").timeout(Duration.ofSeconds(30))
+                .task("charge", "ext:charge", t -> t.dependsOn("paid", "cool").pool("payments")
                         .retry(3, Duration.ofSeconds(2)).input(new Charge("A-1", 250)))
                 .workflow("ship", "shipping", w -> w.dependsOn("charge").revision(4).runIf(RunIf.NONE_FAILED)
                         .input(json("{\"order\": \"${{ input.order }}\"}")))
@@ -87,7 +87,7 @@ class WorkflowTest {
                 {"name": "all", "nodes": [
                   {"id": "paid", "type": "signal", "signal": "paid", "timeout": "PT1H"},
                   {"id": "cool", "type": "timer", "duration": "PT5S", "dependsOn": ["paid"]},
-                  {"id": "charge", "type": "task", "handler": "ext:charge", "pool": "payments", "timeout": "PT30S",
+                  {"id": "charge", "type": "task", "handler": "ext:charge", "pool": "payments",
                    "retry": {"maxAttempts": 3, "backoff": "PT2S"}, "dependsOn": ["paid", "cool"], "input": {"order": "A-1", "cents": 250}},
                   {"id": "ship", "type": "workflow", "workflow": "shipping", "revision": 4, "runIf": "noneFailed",
                    "dependsOn": ["charge"], "input": {"order": "${{ input.order }}"}},
@@ -112,6 +112,7 @@ class WorkflowTest {
         assertThrows(IllegalStateException.class, () -> Workflow.named("w").signal("s", "go", s -> s.input(Map.of())));
         assertThrows(IllegalStateException.class, () -> Workflow.named("w").workflow("c", "child", s -> s.forEach("input.xs")));
         assertThrows(IllegalStateException.class, () -> Workflow.named("w").task("t", "echo", s -> s.revision(2)));
+        assertThrows(IllegalStateException.class, () -> Workflow.named("w").task("t", "echo", s -> s.timeout(Duration.ofSeconds(1))));
         assertThrows(IllegalStateException.class, () -> Workflow.named("w").task("t", "echo", s -> s.maxConcurrency(2)).toJson());
         assertThrows(IllegalArgumentException.class, () -> Workflow.named("w").task("t", "echo", s -> s.forEach("x").maxConcurrency(0)));
         assertThrows(IllegalArgumentException.class, () -> Workflow.named("w").timer("t", Duration.ofSeconds(-1)));

@@ -149,6 +149,7 @@ export function render(main, [runId]) {
 
   // What the node was given: the evaluated input, else the definition's static one (a task without one gets the run's).
   function nodeInput(n, def) {
+    if (n.input !== undefined && def.forEach) return [h('h2', {}, 'Input ', h('span', { class: 'caption' }, `forEach ${def.forEach}: one item each`)), json(n.input, { 'data-node-input': 'items' })];
     if (n.input !== undefined) return [h('h2', {}, 'Input'), json(n.input, { 'data-node-input': 'evaluated' })];
     if (def.input !== undefined) return [h('h2', {}, 'Input ', h('span', { class: 'caption' }, 'as defined')), json(def.input, { 'data-node-input': 'defined' })];
     if (def.type === 'task' || def.type === 'workflow') return [h('h2', {}, 'Input ', h('span', { class: 'caption' }, 'the run\'s input')), json(run.input, { 'data-node-input': 'run' })];
