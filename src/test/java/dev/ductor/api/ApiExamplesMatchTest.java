@@ -53,17 +53,21 @@ class ApiExamplesMatchTest {
         api.createWorkflow("order", example("workflow-put").toString());
         matches("workflow", api.getWorkflow("order"), 200);
         matches("workflow-list", api.as("client").get("/api/v1/workflows"), 200);
+        // The child workflow the example's "pack" node starts: its output is a map of node outputs, as the example's.
+        api.createWorkflow("packing", "{\"nodes\": [{\"id\": \"box\", \"type\": \"task\", \"handler\": \"echo\"}]}");
 
         Response started = api.startRun("order", example("start").toString());
         matches("run-started", started, 201);
         String runId = started.jsonPath().getString("runId");
-        String second = api.start("order", "{\"input\": {\"orderId\": \"A-1002\", \"amount\": 7.5}, \"idempotencyKey\": \"order-A-1002\","
-                + " \"tier\": \"interactive\"}");
-        // The examples show a run after its first task: reserve SUCCEEDED, paid WAITING for its signal. Both runs are
-        // compared only once there, or the page would race the worker.
+        String second = api.start("order", "{\"input\": {\"orderId\": \"A-1002\", \"amount\": 7.5, \"gift\": false,"
+                + " \"lines\": [{\"sku\": \"D-3\"}]}, \"idempotencyKey\": \"order-A-1002\", \"tier\": \"interactive\"}");
+        // The examples show a run waiting for its signal: reserve SUCCEEDED, the gift branch SKIPPED, the fan-out pick
+        // and the child run of pack SUCCEEDED, paid WAITING. Both runs are compared only once there, or the page would
+        // race the worker.
         awaitPaidWaiting(runId);
         awaitPaidWaiting(second);
-        matches("run-page", api.as("client").queryParam("limit", 1).get("/api/v1/runs"), 200);
+        // Filtered by workflow: the newest run of the tenant is a child run of packing.
+        matches("run-page", api.as("client").queryParam("workflow", "order").queryParam("limit", 1).get("/api/v1/runs"), 200);
         matches("run", api.run(runId), 200);
         matches("history", api.history(runId), 200);
     }

@@ -157,6 +157,53 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void aSkippedBranchIsDrawnDashedAFanOutShowsItsProgressAndAChildRunLinksBothWays() {
+        String leaf = define("leaf", """
+                {"nodes": [{"id": "pack", "type": "task", "handler": "echo"}]}""");
+        String workflow = define("lang", """
+                {"nodes": [
+                  {"id": "start", "type": "task", "handler": "noop"},
+                  {"id": "big", "type": "task", "handler": "echo", "dependsOn": ["start"], "when": "input.big == true"},
+                  {"id": "lines", "type": "task", "handler": "echo", "dependsOn": ["start"], "forEach": "input.lines",
+                   "input": {"line": "${{ item }}", "n": "${{ index }}"}},
+                  {"id": "ship", "type": "workflow", "workflow": "%s", "dependsOn": ["start"], "input": {"order": "${{ input.order }}"}},
+                  {"id": "done", "type": "task", "handler": "noop", "dependsOn": ["big", "lines", "ship"], "runIf": "noneFailed"}]}"""
+                .formatted(leaf));
+        String runId = start(workflow, "{\"input\":{\"big\":false,\"order\":\"A-7\",\"lines\":[\"a\",\"b\",\"c\"]}}");
+        try (Browser browser = Browser.open(base)) {
+            browser.signInAs("client");
+            browser.go("/console/runs/" + runId);
+            browser.until(d -> "SUCCEEDED".equals(attribute(browser, "[data-run-status]", "data-run-status")), "the run ends");
+
+            // The branch not taken: SKIPPED, drawn dashed; its edge is labelled with the condition, the join's with its runIf.
+            assertEquals("SKIPPED", state(browser, "big"));
+            assertTrue(attribute(browser, "[data-dag] [data-node='big']", "class").contains("skipped"));
+            assertEquals("5 4", attribute(browser, "[data-dag] [data-node='big'] rect", "stroke-dasharray"), "a skipped node is dashed");
+            assertEquals("", attribute(browser, "[data-dag] [data-node='start'] rect", "stroke-dasharray"), "a node that ran is not");
+            assertTrue(browser.find("[data-edge-label='start->big']").getText().startsWith("if input.big"));
+            assertEquals("noneFailed", browser.find("[data-edge-label='lines->done']").getText());
+            assertEquals("SUCCEEDED", state(browser, "done"), "the join ran: noneFailed with a branch skipped");
+
+            // The fan-out: its progress on the node, its items and evaluated input in its panel.
+            assertEquals("3/3", browser.find("[data-dag] [data-node='lines'] [data-progress]").getText());
+            browser.find("[data-dag] [data-node='lines']").click();
+            browser.until(d -> d.findElements(By.cssSelector("[data-node-detail] [data-items] tbody tr")).size() == 3, "three items listed");
+            assertTrue(browser.find("[data-node-detail] [data-items-progress]").getText().startsWith("3/3 succeeded"));
+            browser.find("[data-dag] [data-node='ship']").click();
+            browser.until(d -> d.findElement(By.cssSelector("[data-node-detail] [data-node-input]")).getText().contains("A-7"),
+                    "the child node's evaluated input");
+            browser.screenshot("console-language");
+
+            // The workflow node links to its child run, and the child's page back to its parent.
+            String child = browser.find("[data-node-detail] [data-child-run][data-latest]").getAttribute("data-child-run");
+            assertEquals(child, as("client").get("/api/v1/runs/{id}", runId).then().extract().path("children[0].runId"));
+            browser.find("[data-node-detail] [data-child-run][data-latest]").click();
+            browser.until(d -> d.getCurrentUrl().endsWith("/console/runs/" + child), "the child run's page");
+            assertEquals(runId, browser.find("[data-parent-run]").getAttribute("data-parent-run"));
+        }
+    }
+
+    @Test
     void twoEditorsOfOneWorkflowTheSecondGets409KeepsItsTextAndReappliesIt() {
         String workflow = define("edited", """
                 {"nodes": [{"id": "one", "type": "task", "handler": "noop"}]}""");

@@ -181,18 +181,47 @@ final class RunCommands {
             return;
         }
         root.println("run " + run.runId() + "  workflow " + run.workflow() + "  status " + run.status() + "  version " + run.version());
+        if (run.parentRunId() != null) {
+            root.println("parent run " + run.parentRunId());
+        }
         Table table = new Table("NODE", "STATE", "ATTEMPTS", "OUTPUT / ERROR");
         for (Iterator<Map.Entry<String, JsonNode>> nodes = run.nodes().fields(); nodes.hasNext(); ) {
             Map.Entry<String, JsonNode> node = nodes.next();
             JsonNode state = node.getValue();
             String detail = state.hasNonNull("error") ? "error: " + state.get("error").asText()
                     : state.hasNonNull("output") ? state.get("output").toString() : "";
-            table.row(node.getKey(), state.path("state").asText(), state.path("attempts").asText(), detail);
+            table.row(node.getKey(), state.path("state").asText(), state.path("attempts").asText(),
+                    language(run, node.getKey()) + detail);
         }
         table.print(root.env.out());
+        List<Run.Child> children = run.children();
+        if (!children.isEmpty()) {
+            Table started = new Table("CHILD RUN", "NODE", "ATTEMPT", "WORKFLOW", "STATUS");
+            children.forEach(c -> started.row(c.runId(), c.node(), Integer.toString(c.attempt()), c.workflow(), c.status()));
+            started.print(root.env.out());
+        }
         if (run.output() != null) {
             root.println("output: " + run.output());
         }
+    }
+
+    /** What the workflow language adds to a node's line: a fan-out's progress, why it was skipped, its child run. */
+    private static String language(Run run, String id) {
+        Run.Node node = run.nodeView(id);
+        StringBuilder text = new StringBuilder();
+        if (node.isFanOut()) {
+            text.append("items ").append(node.progress());
+            Map<String, Long> others = new java.util.TreeMap<>();
+            node.items().stream().filter(i -> !"SUCCEEDED".equals(i.state()))
+                    .forEach(i -> others.merge(i.state().toLowerCase(), 1L, Long::sum));
+            others.forEach((state, count) -> text.append(", ").append(count).append(' ').append(state));
+            text.append("  ");
+        }
+        if ("operator".equals(node.skippedBy())) {
+            text.append("(skipped by an operator)  ");
+        }
+        run.child(id).ifPresent(c -> text.append("child ").append(c.runId()).append(' ').append(c.status()).append("  "));
+        return text.toString();
     }
 
     private void printTransition(Transition t) {

@@ -98,6 +98,30 @@ class DuctorCliIT {
     }
 
     @Test
+    void runGetPrintsSkippedNodesAFanOutsProgressAndChildAndParentRuns() throws Exception {
+        String leaf = apply(unique("leaf"), "[{\"id\": \"pack\", \"type\": \"task\", \"handler\": \"echo\"}]");
+        String workflow = apply(unique("lang"), """
+                [{"id": "start", "type": "task", "handler": "noop"},
+                 {"id": "big", "type": "task", "handler": "echo", "dependsOn": ["start"], "when": "input.big == true"},
+                 {"id": "lines", "type": "task", "handler": "echo", "dependsOn": ["start"], "forEach": "input.lines"},
+                 {"id": "ship", "type": "workflow", "workflow": "%s", "dependsOn": ["start"]}]""".formatted(leaf));
+        String runId = cli("run", "start", workflow, "--input", "{\"big\": false, \"lines\": [1, 2, 3]}", "--wait", "-o", "json")
+                .json().path("runId").asText();
+        Result get = cli("run", "get", runId);
+        assertEquals(0, get.code(), get.err());
+        String out = get.out();
+        assertTrue(out.lines().anyMatch(l -> l.startsWith("big ") && l.contains("SKIPPED")), out);
+        assertTrue(out.lines().anyMatch(l -> l.startsWith("lines ") && l.contains("items 3/3")), out);
+        String child = cli("run", "get", runId, "-o", "json").json().path("children").get(0).path("runId").asText();
+        assertTrue(out.lines().anyMatch(l -> l.startsWith("ship ") && l.contains("child " + child + " SUCCEEDED")), out);
+        assertTrue(out.contains("CHILD RUN") && out.lines().anyMatch(l -> l.startsWith(child) && l.contains(leaf)), out);
+        assertTrue(!out.contains("parent run"), "a top-level run has none: " + out);
+
+        Result childGet = cli("run", "get", child);
+        assertTrue(childGet.out().contains("parent run " + runId), childGet.out());
+    }
+
+    @Test
     void historyFollowPrintsTransitionsAsTheyHappen() throws Exception {
         String workflow = apply(unique("waits"), "[{\"id\": \"paid\", \"type\": \"signal\", \"signal\": \"paid\"},"
                 + " {\"id\": \"ship\", \"type\": \"task\", \"handler\": \"echo\", \"dependsOn\": [\"paid\"]}]");

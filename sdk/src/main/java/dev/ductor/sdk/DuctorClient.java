@@ -93,6 +93,11 @@ public final class DuctorClient {
         return versioned(response);
     }
 
+    /** Stores {@code workflow}, built in Java, under its name: {@link #putWorkflow(String, JsonNode, Long)} with its JSON. */
+    public Versioned putWorkflow(Workflow workflow, Long ifMatch) {
+        return putWorkflow(workflow.name(), workflow.toJson(mapper), ifMatch);
+    }
+
     public Versioned getWorkflow(String name) {
         return versioned(exchange("GET", "/workflows/" + segment(name), null, Map.of(), requestTimeout));
     }

@@ -1,7 +1,9 @@
 // A workflow's DAG: longest-path layering (a node sits one layer right of its deepest dependency), parallel
 // branches stacked in a layer, a barycentre pass against the previous layer to keep edges short, drawn as SVG.
+// SKIPPED nodes are dashed and grey, an edge into a node with `when` or a `runIf` other than the default is labelled
+// with its condition, and a fan-out (`forEach`) shows its items SUCCEEDED out of all of them.
 const SVG = 'http://www.w3.org/2000/svg';
-const W = 168, H = 48, GAP_X = 64, GAP_Y = 18, PAD = 16;
+const W = 168, H = 48, GAP_Y = 18, PAD = 16;
 
 const FILL = {
   PENDING: ['#f1f3f5', '#9ca3af'], RUNNING: ['#dbeafe', '#2563eb'], WAITING: ['#ede9fe', '#7c3aed'],
@@ -49,7 +51,26 @@ function describe(n) {
   if (n.type === 'task') return n.handler || 'task';
   if (n.type === 'signal') return 'signal ' + (n.signal || '');
   if (n.type === 'timer') return 'timer ' + (n.duration || '');
+  if (n.type === 'workflow') return 'workflow ' + (n.workflow || '');
   return n.type || '';
+}
+
+/** The condition on the edges into {@code n}: its runIf when not the default, and its `when`; null for none. */
+export function condition(n) {
+  const parts = [];
+  if (n.runIf && n.runIf !== 'allSucceeded') parts.push(n.runIf);
+  if (typeof n.when === 'string' && n.when.trim()) parts.push('if ' + n.when.trim());
+  return parts.length ? parts.join(' · ') : null;
+}
+
+function shorten(text, max) {
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+/** A fan-out's progress, {done, total}, from its node view's items; null before the items are known. */
+export function progress(s) {
+  if (!s || !Array.isArray(s.items)) return null;
+  return { done: s.items.filter(i => i.state === 'SUCCEEDED').length, total: s.items.length };
 }
 
 /**
@@ -69,6 +90,7 @@ export function drawDag(allNodes, { states = {}, selected = null, onSelect = nul
     return box;
   }
   const tallest = Math.max(1, ...ls.map(l => l.length));
+  const GAP_X = nodes.some(n => condition(n) && (n.dependsOn || []).length) ? 132 : 64; // room for edge labels
   const width = PAD * 2 + ls.length * W + Math.max(0, ls.length - 1) * GAP_X;
   const height = PAD * 2 + tallest * H + (tallest - 1) * GAP_Y;
   const pos = new Map();
@@ -84,6 +106,12 @@ export function drawDag(allNodes, { states = {}, selected = null, onSelect = nul
       const x1 = a.x + W, y1 = a.y + H / 2, x2 = b.x, y2 = b.y + H / 2, mx = (x1 + x2) / 2;
       svg.append(el('path', { class: 'edge', d: `M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2 - 4},${y2}`, 'marker-end': '' }));
       svg.append(el('path', { d: `M${x2 - 6},${y2 - 4} L${x2},${y2} L${x2 - 6},${y2 + 4}`, fill: 'none', stroke: '#9aa5b1', 'stroke-width': 1.4 }));
+      const cond = condition(n);
+      if (cond) {
+        const label = el('text', { class: 'edge-label', x: mx, y: (y1 + y2) / 2 - 4, 'text-anchor': 'middle', 'data-edge-label': `${d}->${n.id}` }, shorten(cond, 20));
+        label.append(el('title', {}, cond));
+        svg.append(label);
+      }
     }
   }
   for (const n of nodes) {
@@ -97,11 +125,27 @@ export function drawDag(allNodes, { states = {}, selected = null, onSelect = nul
     });
     const bad = flagged.includes(n.id);
     if (bad) g.setAttribute('data-flagged', '');
-    g.append(el('rect', { width: W, height: H, rx: 6, fill, stroke: bad ? '#b91c1c' : stroke, 'stroke-dasharray': bad ? '4 3' : '' }));
-    g.append(el('text', { x: 10, y: 19 }, n.id.length > 22 ? n.id.slice(0, 21) + '…' : n.id));
-    const meta = describe(n) + (s ? ` · ${state.toLowerCase()}${s.attempts ? ' · ×' + s.attempts : ''}` : '');
-    g.append(el('text', { x: 10, y: 36, class: 'meta' }, meta.length > 28 ? meta.slice(0, 27) + '…' : meta));
-    g.append(el('title', {}, `${n.id}: ${describe(n)}${s ? `\nstate ${state}, attempts ${s.attempts}` : ''}`));
+    if (state === 'SKIPPED') g.classList.add('skipped');
+    const dash = bad ? '4 3' : state === 'SKIPPED' ? '5 4' : '';
+    g.append(el('rect', { width: W, height: H, rx: 6, fill, stroke: bad ? '#b91c1c' : stroke, 'stroke-dasharray': dash }));
+    const fan = n.forEach ? progress(s) : null;
+    g.append(el('text', { x: 10, y: 19 }, shorten(n.id, fan ? 14 : 22)));
+    if (fan) {
+      g.append(el('text', { x: W - 8, y: 19, 'text-anchor': 'end', class: 'progress', 'data-progress': `${fan.done}/${fan.total}` }, `${fan.done}/${fan.total}`));
+      const filled = fan.total ? Math.round((W - 12) * fan.done / fan.total) : 0;
+      g.append(el('rect', { x: 6, y: H - 6, width: W - 12, height: 3, rx: 1.5, fill: '#e5e7eb' }));
+      g.append(el('rect', { x: 6, y: H - 6, width: filled, height: 3, rx: 1.5, fill: '#16a34a' }));
+    }
+    const kind = n.forEach ? (n.handler || 'task') + ' ×each' : describe(n);
+    const meta = kind + (s ? ` · ${state.toLowerCase()}${s.attempts && !fan ? ' · ×' + s.attempts : ''}` : '');
+    g.append(el('text', { x: 10, y: 36, class: 'meta' }, shorten(meta, 28)));
+    const cond = condition(n);
+    if (cond && !(n.dependsOn || []).some(d => pos.has(d))) { // no edge to carry it: above the node
+      g.append(el('text', { class: 'edge-label', x: 4, y: -4, 'data-edge-label': `->${n.id}` }, shorten(cond, 26)));
+    }
+    g.append(el('title', {}, `${n.id}: ${describe(n)}${n.forEach ? `\nforEach ${n.forEach}` : ''}${cond ? `\n${cond}` : ''}`
+      + `${s ? `\nstate ${state}, attempts ${s.attempts}` : ''}${fan ? `\nitems ${fan.done}/${fan.total} succeeded` : ''}`
+      + `${s && s.skippedBy ? `\nskipped by an ${s.skippedBy}` : ''}`));
     if (onSelect) {
       g.addEventListener('click', () => onSelect(n.id));
       g.addEventListener('keydown', e => { if (e.key === 'Enter') onSelect(n.id); });

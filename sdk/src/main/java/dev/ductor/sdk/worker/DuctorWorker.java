@@ -1,8 +1,11 @@
 package dev.ductor.sdk.worker;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.type.TypeFactory;
 import dev.ductor.sdk.ConflictException;
 import dev.ductor.sdk.DuctorClient;
 import dev.ductor.sdk.DuctorException;
@@ -72,7 +75,7 @@ public final class DuctorWorker implements AutoCloseable {
 
     private enum State { NEW, RUNNING, DRAINING, STOPPED }
 
-    private record Registration(String name, Class<?> inputType, TaskHandler<Object, Object> handler) {
+    private record Registration(String name, JavaType inputType, TaskHandler<Object, Object> handler) {
     }
 
     private final TaskApi tasks;
@@ -312,9 +315,9 @@ public final class DuctorWorker implements AutoCloseable {
             Object input;
             try {
                 JsonNode raw = task.input() == null ? NullNode.getInstance() : task.input();
-                input = registration.inputType == JsonNode.class ? raw : mapper.treeToValue(raw, registration.inputType);
+                input = registration.inputType.getRawClass() == JsonNode.class ? raw : mapper.treeToValue(raw, registration.inputType);
             } catch (Exception unreadable) {
-                throw new NonRetryableException("the task's input cannot be read as " + registration.inputType.getName()
+                throw new NonRetryableException("the task's input cannot be read as " + registration.inputType.toCanonical()
                         + ": " + unreadable.getMessage(), unreadable);
             }
             output = registration.handler.handle(input, execution);
@@ -609,13 +612,25 @@ public final class DuctorWorker implements AutoCloseable {
         }
 
         /**
-         * Runs tasks of handler {@code ext:<name>} ({@code name} may carry the prefix already); the input is read as
-         * {@code inputType} ({@code JsonNode.class} for the raw tree) and the output written with the ObjectMapper.
+         * Runs tasks of handler {@code ext:<name>} ({@code name} may carry the prefix already). The handler gets the
+         * task's input, which the node's expressions evaluated on the server (its {@code input} template, with
+         * {@code item} and {@code index} for a fan-out's item), read as {@code inputType} with the ObjectMapper: a
+         * record such as {@code record Charge(String order, long cents)}, or {@code JsonNode.class} for the raw tree.
+         * Its output is written with the ObjectMapper. An input that cannot be read fails the attempt, not retryable.
          */
-        @SuppressWarnings("unchecked")
         public <I, O> Builder handler(String name, Class<I> inputType, TaskHandler<I, O> handler) {
+            return register(name, TypeFactory.defaultInstance().constructType(inputType), handler);
+        }
+
+        /** As {@link #handler(String, Class, TaskHandler)}, for a generic input type: {@code new TypeReference<List<Line>>() {}}. */
+        public <I, O> Builder handler(String name, TypeReference<I> inputType, TaskHandler<I, O> handler) {
+            return register(name, TypeFactory.defaultInstance().constructType(inputType), handler);
+        }
+
+        @SuppressWarnings("unchecked")
+        private Builder register(String name, JavaType inputType, TaskHandler<?, ?> handler) {
             String full = name.startsWith("ext:") ? name : "ext:" + name;
-            if (handlers.put(full, new Registration(full, inputType, (TaskHandler<Object, Object>) (TaskHandler<?, ?>) handler)) != null) {
+            if (handlers.put(full, new Registration(full, inputType, (TaskHandler<Object, Object>) handler)) != null) {
                 throw new IllegalArgumentException("a handler for " + full + " is already registered");
             }
             return this;

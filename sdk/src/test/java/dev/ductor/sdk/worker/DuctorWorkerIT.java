@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ductor.sdk.DuctorClient;
 import dev.ductor.sdk.Run;
+import dev.ductor.sdk.RunIf;
 import dev.ductor.sdk.TestServer;
+import dev.ductor.sdk.Workflow;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -25,6 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -82,6 +86,47 @@ class DuctorWorkerIT {
 
     private static String unique(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    public record Line(String sku, int n) {
+    }
+
+    /**
+     * A workflow built with {@link Workflow}: a branch not taken is SKIPPED, a fan-out's items reach a typed handler
+     * with their evaluated input, a child run is linked both ways, and the run's output is the workflow's template.
+     */
+    @Test
+    void aWorkflowBuiltInJavaRunsItsBranchesFanOutAndChildAndTheRunShowsThem() throws Exception {
+        String handler = unique("pick");
+        String shipping = unique("shipping");
+        admin.putWorkflow(Workflow.named(shipping).task("pack", "echo", t -> t.input(Map.of("packed", Workflow.expr("input.order")))), null);
+        Workflow order = Workflow.named(unique("order"))
+                .task("charge", "echo", t -> t.input(Map.of("chargeId", "ch-${{ input.order }}")))
+                .task("refund", "noop", t -> t.dependsOn("charge").runIf(RunIf.ANY_FAILED))
+                .workflow("ship", shipping, w -> w.dependsOn("charge").when("nodes.charge.state == 'SUCCEEDED'")
+                        .input(Map.of("order", Workflow.expr("input.order"))))
+                .task("lines", "ext:" + handler, t -> t.dependsOn("ship").forEach("input.lines").maxConcurrency(2)
+                        .input(Map.of("sku", Workflow.expr("item"), "n", Workflow.expr("index"))))
+                .output(Map.of("charge", Workflow.expr("nodes.charge.output.chargeId"), "picked", Workflow.expr("nodes.lines.output")));
+        admin.putWorkflow(order, null);
+        List<Line> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        started(worker().handler(handler, Line.class, (line, ctx) -> {
+            seen.add(line);
+            return line.sku().toUpperCase();
+        }));
+        Run run = client.awaitRun(client.startRun(order.name(), Map.of("order", 7, "lines", List.of("a", "b", "c")), null).runId(),
+                Duration.ofSeconds(60));
+        assertEquals("SUCCEEDED", run.status(), run.toString());
+        assertEquals("ch-7", run.output().path("charge").asText());
+        assertEquals(List.of("A", "B", "C"), JSON.convertValue(run.output().path("picked"), List.class));
+        assertEquals(Set.of(new Line("a", 0), new Line("b", 1), new Line("c", 2)), Set.copyOf(seen), "the typed, evaluated input");
+        assertTrue(run.nodeView("refund").isSkipped(), "its trigger could not hold");
+        assertEquals("3/3", run.nodeView("lines").progress());
+        assertEquals(7, run.nodeView("ship").input().path("order").asInt());
+        assertNull(run.parentRunId());
+        Run.Child child = run.child("ship").orElseThrow();
+        assertEquals(shipping, child.workflow());
+        assertEquals(run.runId(), client.getRun(child.runId()).parentRunId());
     }
 
     @Test

@@ -67,6 +67,7 @@ export function render(main, [runId]) {
     header.querySelector('.badge').setAttribute('data-run-status', run.status);
     clear(summary, h('dl', { class: 'kv' },
       h('dt', {}, 'Workflow'), h('dd', {}, h('a', { href: `/console/workflows/${enc(run.workflow)}`, 'data-link': '' }, run.workflow), ` revision ${run.revision}`),
+      run.parentRunId ? [h('dt', {}, 'Parent run'), h('dd', {}, h('a', { href: `/console/runs/${enc(run.parentRunId)}`, 'data-link': '', 'data-parent-run': run.parentRunId }, mono(run.parentRunId)))] : null,
       h('dt', {}, 'Tier'), h('dd', {}, run.tier),
       h('dt', {}, 'Idempotency key'), h('dd', {}, run.idempotencyKey ? mono(run.idempotencyKey) : '—'),
       run.correlationKey ? [h('dt', {}, 'Correlation key'), h('dd', {}, mono(run.correlationKey))] : null,
@@ -114,11 +115,62 @@ export function render(main, [runId]) {
       if (def.type === 'task' && n.state === 'RUNNING') ops.push(h('button', { 'data-action': 'retry-node', onclick: () => patchNode(id, 'retry') }, 'Retry now'));
       if (['PENDING', 'RUNNING', 'WAITING'].includes(n.state)) ops.push(h('button', { 'data-action': 'skip-node', onclick: () => patchNode(id, 'skip') }, 'Skip'));
     }
-    clear(nodeBox, h('div', { class: 'row' }, h('b', {}, mono(id)), badge(n.state), h('span', { class: 'muted' }, `${def.type || ''} ${def.handler || def.signal || def.duration || ''}`),
+    clear(nodeBox, h('div', { class: 'row' }, h('b', {}, mono(id)), badge(n.state), h('span', { class: 'muted' }, `${def.type || ''} ${def.handler || def.signal || def.duration || def.workflow || ''}`),
       h('span', { class: 'muted' }, `attempts ${n.attempts}`), h('span', { class: 'grow' }), ops,
       ops.length ? h('span', { class: 'muted small' }, `sent with If-Match: "${run.version}"`) : null),
+      nodeLanguage(id, n, def),
       n.error ? h('div', { class: 'notice error', style: 'margin-top:8px' }, h('b', {}, 'Error'), mono(n.error)) : null,
-      n.output !== undefined ? [h('h2', {}, 'Output'), json(n.output)] : null);
+      nodeInput(n, def),
+      n.output !== undefined ? [h('h2', {}, 'Output'), json(n.output)] : null,
+      nodeItems(n, def));
+  }
+
+  // The workflow language in the panel: the node's condition, why it was skipped, and the child runs it started.
+  function nodeLanguage(id, n, def) {
+    const rows = [];
+    if (def.when) rows.push(h('dt', {}, 'When'), h('dd', {}, mono(def.when)));
+    if (def.runIf && def.runIf !== 'allSucceeded') rows.push(h('dt', {}, 'Runs if'), h('dd', {}, mono(def.runIf)));
+    if (def.forEach) rows.push(h('dt', {}, 'For each'), h('dd', {}, mono(def.forEach), def.maxConcurrency ? ` (at most ${def.maxConcurrency} at a time)` : ''));
+    if (def.allowFailure) rows.push(h('dt', {}, 'Failure'), h('dd', {}, 'allowed: the run goes on'));
+    if (n.state === 'SKIPPED') {
+      rows.push(h('dt', {}, 'Skipped'), h('dd', { 'data-skipped-by': n.skippedBy || 'condition' }, n.skippedBy === 'operator'
+        ? 'by an operator: its dependants went ahead'
+        : 'its condition did not hold (a branch not taken, or its trigger could no longer hold)'));
+    }
+    const children = (run.children || []).filter(c => c.node === id).sort((a, b) => b.attempt - a.attempt);
+    if (def.type === 'workflow' || children.length) {
+      rows.push(h('dt', {}, 'Child run'), h('dd', {}, children.length ? children.map((c, i) => h('div', {},
+        h('a', { href: `/console/runs/${enc(c.runId)}`, 'data-link': '', 'data-child-run': c.runId, 'data-latest': i === 0 ? '' : null }, mono(c.runId)),
+        ' ', badge(c.status), h('span', { class: 'muted' }, ` ${c.workflow}, attempt ${c.attempt}`)))
+        : h('span', { class: 'muted' }, 'not started yet')));
+    }
+    return rows.length ? h('dl', { class: 'kv', style: 'margin-top:8px' }, rows) : null;
+  }
+
+  // What the node was given: the evaluated input, else the definition's static one (a task without one gets the run's).
+  function nodeInput(n, def) {
+    if (n.input !== undefined && def.forEach) return [h('h2', {}, 'Input ', h('span', { class: 'caption' }, `forEach ${def.forEach}: one item each`)), json(n.input, { 'data-node-input': 'items' })];
+    if (n.input !== undefined) return [h('h2', {}, 'Input'), json(n.input, { 'data-node-input': 'evaluated' })];
+    if (def.input !== undefined) return [h('h2', {}, 'Input ', h('span', { class: 'caption' }, 'as defined')), json(def.input, { 'data-node-input': 'defined' })];
+    if (def.type === 'task' || def.type === 'workflow') return [h('h2', {}, 'Input ', h('span', { class: 'caption' }, 'the run\'s input')), json(run.input, { 'data-node-input': 'run' })];
+    return null;
+  }
+
+  // A fan-out's items, each with its own state and attempts; the first 500 (a node holds at most 1,000 by default).
+  function nodeItems(n, def) {
+    if (!Array.isArray(n.items)) return def.forEach ? h('p', { class: 'muted' }, 'The items are known once the node starts.') : null;
+    const counts = {};
+    n.items.forEach(i => { counts[i.state] = (counts[i.state] || 0) + 1; });
+    const shown = n.items.slice(0, 500);
+    return [h('h2', {}, `Items `, h('span', { class: 'caption', 'data-items-progress': '' }, `${counts.SUCCEEDED || 0}/${n.items.length} succeeded`,
+        Object.entries(counts).filter(([k]) => k !== 'SUCCEEDED').map(([k, v]) => ` · ${v} ${k.toLowerCase()}`))),
+      h('div', { class: 'fanout-items' }, h('table', { 'data-items': '' },
+        h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'State'), h('th', {}, 'Attempts'), h('th', {}, 'Error'), h('th', {}, 'Output'))),
+        h('tbody', {}, shown.map((item, i) => h('tr', { 'data-item': i },
+          h('td', { class: 'mono' }, `${def.id || ''}[${i}]`), h('td', {}, badge(item.state)), h('td', {}, item.attempts),
+          h('td', {}, item.error ? mono(item.error) : ''),
+          h('td', { class: 'mono small' }, item.output === undefined ? '' : JSON.stringify(item.output).slice(0, 120))))))),
+      n.items.length > shown.length ? h('p', { class: 'muted' }, `and ${n.items.length - shown.length} more (the run's JSON has them all)`) : null];
   }
 
   function drawTimeline() {
