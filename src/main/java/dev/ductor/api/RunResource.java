@@ -91,7 +91,7 @@ public class RunResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public void events(@PathParam("runId") String runId, @HeaderParam("Last-Event-ID") String lastEventId,
                        @Context SseEventSink sink, @Context Sse sse) {
-        streams.open(caller.tenant(), parse(runId), parseLastEventId(lastEventId), new RunEvents(sink, sse));
+        streams.open(caller.tenant(), caller.subject(), parse(runId), parseLastEventId(lastEventId), new RunEvents(sink, sse));
     }
 
     /** One stream as server-sent events: event {@code run}, {@code id:} its version, the JSON of GET /runs/{id} as data. */
