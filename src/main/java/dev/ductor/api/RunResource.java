@@ -145,13 +145,11 @@ public class RunResource {
     }
 
     private static long wholeNumber(String field, String value, long max, String expected) {
-        try {
-            long parsed = Long.parseLong(value.trim());
-            if (parsed >= 0 && parsed <= max) {
+        if (value.matches("[0-9]{1,18}")) { // digits only: no sign, no space, nothing Long.parseLong would forgive
+            long parsed = Long.parseLong(value);
+            if (parsed <= max) {
                 return parsed;
             }
-        } catch (NumberFormatException e) {
-            // answered below
         }
         throw new BadRequestException(field, field + " must be a whole number, " + expected + ": '" + value + "' is not");
     }

@@ -1,7 +1,6 @@
 package dev.ductor.run;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import io.quarkus.runtime.annotations.RegisterForReflection;
 
 import java.time.Instant;
 import java.util.Map;
@@ -14,7 +13,6 @@ import java.util.UUID;
  * leaves out): a single GET, like a tick, refuses a row changed outside Ductor.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@RegisterForReflection
 public record RunSummary(
         UUID runId,
         String workflow,
@@ -28,7 +26,6 @@ public record RunSummary(
         Instant createdAt,
         Instant updatedAt) {
 
-    @RegisterForReflection
     public record NodeSummary(String state, int attempts) {
     }
 }

@@ -233,7 +233,9 @@ export function render(main, [runId]) {
     }
     // Live: the server pushes the run after every commit (any pod's); no polling.
     stream = follow(runId, {
-      onRun: next => { if (!run || next.version >= run.version) apply(next); },
+      // The stream sends the run at once on connect, usually at the version just read: redrawing it anyway would
+      // replace the form fields under the reader's cursor (and a test's), for nothing.
+      onRun: next => { if (!run || next.version > run.version) apply(next); },
       onState: s => {
         liveMark.className = 'live' + (s.live ? ' on' : '');
         liveMark.lastChild.textContent = s.live ? 'live' : s.ended ? 'finished' : s.status ? `not live (${s.status})` : 'reconnecting';
