@@ -10,6 +10,7 @@
 #   bench/run.sh fanout    server CPU per fan-out item at 10, 100 and 1,000 items a run (issue 29)
 #   bench/run.sh chaos     3 pods under load, a pod SIGKILLed every 15 s, PostgreSQL crash-restarted once: 0 lost?
 #   bench/run.sh failover  pg_auto_failover primary and synchronous standby, 3 switches under load: 0 lost, 0 failed?
+#   bench/run.sh hostile   issue 28's hostile client against the packaged jar while another tenant works: pod alive?
 #
 # Each scenario builds what it needs, sends Maven's output to a log under target/bench/, and prints only its
 # figures as key=value lines. Database: the embedded, throw-away PostgreSQL the test profile starts, or an
@@ -75,6 +76,13 @@ scenarios:
           then every acknowledged run checked (bench/failover.sh; bash bench/failover.sh --help lists its settings);
           prints the errors other than 503 it saw; last line:
           acknowledged=<n> lost=<l> stuck=<s> failed=<f> recovery_s=<r>
+  hostile the packaged jar in prod mode on a throw-away PostgreSQL 15: tenant A runs small chains at a steady
+          pace while tenant B sends every hostile request of issue 28 (huge exponents, deep nesting, huge strings,
+          bodies over 1 MiB with and without Content-Length, 300 long polls, 300 streams, 2,000 pending signals,
+          run lists over 250 KiB inputs, http steps to loopback and link-local, claims of in-process handlers);
+          then the pod's PID and readiness, every answer's kind, and A's runs/s during vs before
+          (bench/hostile.sh, bench/hostile/Hostile.java; bash bench/hostile.sh --help); last line:
+          hostile_requests=<n> non_problem_answers=<m> pod_alive=<0|1> a_runs_per_s_before=<b> a_runs_per_s_during=<d> during_vs_before=<d/b>
 
 environment:
   QUARKUS_DATASOURCE_JDBC_URL, QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD
@@ -257,6 +265,10 @@ case "${1:-}" in
     fanout)
         # exec, as chain3: its own EXIT trap stops the pod and PostgreSQL it started
         exec bash bench/fanout.sh "${@:2}"
+        ;;
+    hostile)
+        # exec, as chain3: its own EXIT trap stops the pod and PostgreSQL it started
+        exec bash bench/hostile.sh "${@:2}"
         ;;
     chain3-sdk)
         # exec, as chain3: its own EXIT trap stops the pod, the worker and PostgreSQL it started

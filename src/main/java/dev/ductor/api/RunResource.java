@@ -11,7 +11,6 @@ import dev.ductor.run.RunPatch;
 import dev.ductor.run.RunQueries;
 import dev.ductor.run.RunReset;
 import dev.ductor.run.RunView;
-import dev.ductor.run.TransitionView;
 import dev.ductor.run.core.OperatorActions;
 import dev.ductor.security.CallerContext;
 import dev.ductor.security.Roles;
@@ -93,7 +92,7 @@ public class RunResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public void events(@PathParam("runId") String runId, @HeaderParam("Last-Event-ID") String lastEventId,
                        @Context SseEventSink sink, @Context Sse sse) {
-        streams.open(caller.tenant(), parse(runId), parseLastEventId(lastEventId), new RunEvents(sink, sse));
+        streams.open(caller.tenant(), caller.subject(), parse(runId), parseLastEventId(lastEventId), new RunEvents(sink, sse));
     }
 
     /** One stream as server-sent events: event {@code run}, {@code id:} its version, the JSON of GET /runs/{id} as data. */
@@ -123,10 +122,37 @@ public class RunResource {
         }
     }
 
+    /**
+     * One page of the run's transitions, in seq order. The body stays the JSON array the contract has always answered
+     * (so a client that reads it as the history keeps working on every run of at most one page), and the next page is
+     * named the way GitHub's API does it, by an RFC 8288 {@code Link: <...?after=<seq>&limit=<n>>; rel="next"} header,
+     * present only when later transitions exist: wrapping the array in an object would have broken every client.
+     */
     @GET
     @Path("/{runId}/history")
-    public List<TransitionView> history(@PathParam("runId") String runId) {
-        return runs.history(caller.tenant(), parse(runId));
+    public Response history(@PathParam("runId") String runId, @QueryParam("after") String after,
+                            @QueryParam("limit") String limit) {
+        UUID id = parse(runId);
+        long afterSeq = after == null ? 0 : wholeNumber("after", after, Long.MAX_VALUE, "a seq this history returned (0 or more)");
+        int size = limit == null ? RunQueries.HISTORY_DEFAULT_LIMIT
+                : (int) wholeNumber("limit", limit, RunQueries.HISTORY_MAX_LIMIT, "between 1 and " + RunQueries.HISTORY_MAX_LIMIT);
+        RunQueries.HistoryPage page = runs.history(caller.tenant(), id, afterSeq, size);
+        Response.ResponseBuilder answer = Response.ok(page.items());
+        if (page.more()) {
+            long last = page.items().get(page.items().size() - 1).seq();
+            answer.header("Link", "</api/v1/runs/" + id + "/history?after=" + last + "&limit=" + size + ">; rel=\"next\"");
+        }
+        return answer.build();
+    }
+
+    private static long wholeNumber(String field, String value, long max, String expected) {
+        if (value.matches("[0-9]{1,18}")) { // digits only: no sign, no space, nothing Long.parseLong would forgive
+            long parsed = Long.parseLong(value);
+            if (parsed <= max) {
+                return parsed;
+            }
+        }
+        throw new BadRequestException(field, field + " must be a whole number, " + expected + ": '" + value + "' is not");
     }
 
     @POST

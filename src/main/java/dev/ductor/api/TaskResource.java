@@ -52,7 +52,7 @@ public class TaskResource {
     @Path("/claim")
     public List<ExternalTasks.ClaimedTask> claim(JsonNode body) throws InterruptedException {
         ClaimBody claim = bodies.read(body, ClaimBody.class);
-        return tasks.claim(caller.tenant(), claim.handlers(), claim.pool(), claim.workerId(),
+        return tasks.claim(caller.tenant(), caller.subject(), claim.handlers(), claim.pool(), claim.workerId(),
                 claim.max() == null ? 1 : claim.max().intValue(),
                 Duration.ofSeconds(claim.waitSeconds() == null ? 0 : claim.waitSeconds()));
     }

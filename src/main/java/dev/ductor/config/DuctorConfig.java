@@ -50,7 +50,7 @@ public interface DuctorConfig {
         int maxChildDepth();
     }
 
-    /** Bounds on what one tenant may hold open or pile up, so that it cannot stall the others (docs/operations.md). */
+    /** Bounds on what one tenant, and one caller of it, may hold open or pile up, so that it cannot stall the others (docs/operations.md). */
     interface Limits {
         /** Long-poll task claims ({@code waitSeconds} above 0) one tenant may hold open in a pod at once; past it, 429. */
         @WithDefault("32")
@@ -59,6 +59,14 @@ public interface DuctorConfig {
         /** Live run streams ({@code GET /runs/{id}/events}) one tenant may hold open in a pod at once; past it, 429. */
         @WithDefault("64")
         int streamsPerTenant();
+
+        /** Long-poll claims one caller (a token's subject, within its tenant) may hold open in a pod at once; past it, 429. */
+        @WithDefault("8")
+        int longPollsPerCaller();
+
+        /** Live run streams one caller (a token's subject, within its tenant) may hold open in a pod at once; past it, 429. */
+        @WithDefault("16")
+        int streamsPerCaller();
 
         /** Signals that may wait in one run's inbox, not yet applied; past it, a new signal is 429. */
         @WithDefault("1000")

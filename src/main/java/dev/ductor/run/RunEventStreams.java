@@ -2,8 +2,7 @@ package dev.ductor.run;
 
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.StartupOrder;
-import dev.ductor.config.TenantPermits;
-import dev.ductor.error.LimitReachedException;
+import dev.ductor.config.CallerPermits;
 import dev.ductor.error.LiveUpdatesOffException;
 import dev.ductor.error.NotFoundException;
 import dev.ductor.run.core.RunStatus;
@@ -60,8 +59,9 @@ public class RunEventStreams {
     DuctorConfig config;
 
     private final Set<Stream> open = ConcurrentHashMap.newKeySet();
-    /** Streams each tenant holds open here: bounded, since each is a connection and a re-read of its run per commit. */
-    private final TenantPermits perTenant = new TenantPermits();
+    /** Streams each caller and each tenant hold open here: bounded, since each is a connection and a re-read of its run per commit. */
+    private final CallerPermits permits = new CallerPermits(new CallerPermits.Kind("streams",
+            "ductor.limits.streams-per-caller", "ductor.limits.streams-per-tenant", "live run streams"));
     private ExecutorService readers;
     private ScheduledExecutorService heartbeats;
 
@@ -94,17 +94,14 @@ public class RunEventStreams {
      * version is not sent again. Refused before anything is sent when this pod has no change feed (503), or the run is
      * not the tenant's (404).
      */
-    public void open(String tenant, UUID runId, Long lastEventId, Sink sink) {
+    public void open(String tenant, String subject, UUID runId, Long lastEventId, Sink sink) {
         if (!feed.enabled()) {
             throw new LiveUpdatesOffException();
         }
         runs.get(tenant, runId);
-        int bound = config.limits().streamsPerTenant();
-        if (!perTenant.tryAcquire(tenant, bound)) {
-            throw new LimitReachedException("streams", "ductor.limits.streams-per-tenant", bound,
-                    "This tenant already holds " + bound + " live run streams open on this pod.");
-        }
-        Stream stream = new Stream(tenant, runId, sink, lastEventId == null ? -1 : lastEventId);
+        CallerPermits.Permit permit = permits.acquire(tenant, subject, config.limits().streamsPerCaller(),
+                config.limits().streamsPerTenant());
+        Stream stream = new Stream(tenant, runId, permit, sink, lastEventId == null ? -1 : lastEventId);
         open.add(stream);
         try {
             stream.subscription = feed.subscribe(runId, stream);
@@ -132,6 +129,7 @@ public class RunEventStreams {
     private final class Stream implements RunChangeFeed.Subscriber {
         final String tenant;
         final UUID runId;
+        final CallerPermits.Permit permit;
         final Sink sink;
         volatile long sent;
         volatile AutoCloseable subscription;
@@ -139,9 +137,10 @@ public class RunEventStreams {
         volatile boolean done;
         final AtomicBoolean reading = new AtomicBoolean();
 
-        Stream(String tenant, UUID runId, Sink sink, long sent) {
+        Stream(String tenant, UUID runId, CallerPermits.Permit permit, Sink sink, long sent) {
             this.tenant = tenant;
             this.runId = runId;
+            this.permit = permit;
             this.sink = sink;
             this.sent = sent;
         }
@@ -213,7 +212,7 @@ public class RunEventStreams {
         void close() {
             done = true;
             if (open.remove(this)) {
-                perTenant.release(tenant);
+                permit.close();
             }
             try {
                 if (subscription != null) {

@@ -72,6 +72,18 @@ public class RunInbox {
                 .getSingleResult()).intValue();
     }
 
+    /**
+     * Serialises, until the transaction ends, the writers that count a run's pending inbox before adding to it: a
+     * count and an insert under READ COMMITTED let concurrent senders each see room for one more and all add theirs.
+     * A transaction-scoped advisory lock keyed on the run id (its two halves folded into one bigint); taken only near
+     * a bound, so a run far from it pays nothing.
+     */
+    public void lockForCount(UUID runId) {
+        em.createNativeQuery("SELECT pg_advisory_xact_lock(?1)")
+                .setParameter(1, runId.getMostSignificantBits() ^ runId.getLeastSignificantBits())
+                .getSingleResult();
+    }
+
     public boolean contains(UUID runId, String dedupKey) {
         return !em.createNativeQuery("SELECT 1 FROM eec_run_inbox WHERE run_id = ?1 AND dedup_key = ?2")
                 .setParameter(1, runId)

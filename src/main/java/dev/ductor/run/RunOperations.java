@@ -53,6 +53,9 @@ public class RunOperations {
     private final int maxFanOut;
 
     @Inject
+    /** Within this many of the pending-signal bound, signals to a run are counted and added under its lock. */
+    static final int SIGNAL_BOUND_MARGIN = 256;
+
     public RunOperations(EntityManager em, RunQueries queries, RunCommitter committer, RunInbox inbox,
                          QueueRepository queue, DuctorMetrics metrics, Clock clock, WorkflowService workflows,
                          DuctorConfig config, RunLoader loader, RunRows rows) {
@@ -132,7 +135,14 @@ public class RunOperations {
             return SignalOutcome.UNDECLARED;
         }
         int bound = limits.pendingSignalsPerRun();
-        if (inbox.pending(runId, InboxKind.SIGNAL, bound) >= bound && !inbox.contains(runId, "signal:" + idempotencyKey)) {
+        int pending = inbox.pending(runId, InboxKind.SIGNAL, bound);
+        if (pending >= bound - SIGNAL_BOUND_MARGIN) {
+            // Near the bound, senders count and add one at a time: else concurrent ones each see room for one more
+            // and together pass it (the hostile trial saw 1001 of 1000 kept).
+            inbox.lockForCount(runId);
+            pending = inbox.pending(runId, InboxKind.SIGNAL, bound);
+        }
+        if (pending >= bound && !inbox.contains(runId, "signal:" + idempotencyKey)) {
             metrics.signal("rejected");
             throw new LimitReachedException("pending-signals", "ductor.limits.pending-signals-per-run", bound,
                     "Run " + runId + " already has " + bound + " signals waiting to be applied.");

@@ -2,6 +2,6 @@ package dev.ductor.run;
 
 import java.util.List;
 
-/** One page of runs; {@code nextCursor} is null on the last page. */
-public record RunPage(List<RunView> items, String nextCursor) {
+/** One page of run summaries; {@code nextCursor} is null on the last page. */
+public record RunPage(List<RunSummary> items, String nextCursor) {
 }

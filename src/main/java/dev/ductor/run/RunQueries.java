@@ -15,7 +15,6 @@ import dev.ductor.workflow.model.WorkflowDefinition;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.TypedQuery;
 import jakarta.transaction.Transactional;
 import org.hibernate.Session;
 
@@ -23,7 +22,10 @@ import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +36,15 @@ import java.util.UUID;
 @ApplicationScoped
 public class RunQueries {
 
-    public static final int MAX_LIMIT = 500;
+    /**
+     * Runs on one page of the list: summaries carry no payloads, but a node each, and a definition may have 500 nodes,
+     * so a page is kept to a few megabytes at worst.
+     */
+    public static final int MAX_LIMIT = 200;
+    public static final int DEFAULT_LIMIT = 50;
+    /** Transitions on one page of a run's history by default, and at most. */
+    public static final int HISTORY_DEFAULT_LIMIT = 500;
+    public static final int HISTORY_MAX_LIMIT = 1000;
     /** {@link RunView#integrity()} of a run whose row fails its checksum. */
     public static final String CORRUPT = "corrupt";
 
@@ -107,14 +117,33 @@ public class RunQueries {
         return run;
     }
 
+    /** Transitions after seq {@code afterSeq} (0: from the first), at most {@code limit}, in seq order. */
+    public record HistoryPage(List<TransitionView> items, boolean more) {
+    }
+
+    /**
+     * One page of the run's history: the transitions with a seq above {@code afterSeq}, in seq order, at most
+     * {@code limit} ({@value #HISTORY_MAX_LIMIT} at most); {@code more} when later ones exist. Keyed on the seq, which
+     * never changes and is unique per run (history is append-only), so pages neither skip nor repeat a transition.
+     */
     @Transactional
-    public List<TransitionView> history(String tenant, UUID runId) {
+    public HistoryPage history(String tenant, UUID runId, long afterSeq, int limit) {
+        if (limit < 1 || limit > HISTORY_MAX_LIMIT) {
+            throw new BadRequestException("limit", "limit must be between 1 and " + HISTORY_MAX_LIMIT);
+        }
+        if (afterSeq < 0) {
+            throw new BadRequestException("after", "after must be a seq this history returned (0 or more)");
+        }
         find(tenant, runId);
-        return em.createQuery("FROM RunTransitionEntity WHERE runId = :runId ORDER BY seq", RunTransitionEntity.class)
+        List<TransitionView> rows = em.createQuery("FROM RunTransitionEntity WHERE runId = :runId AND seq > :after ORDER BY seq",
+                        RunTransitionEntity.class)
                 .setParameter("runId", runId)
+                .setParameter("after", afterSeq)
+                .setMaxResults(limit + 1)
                 .getResultList().stream()
                 .map(t -> new TransitionView(t.seq, t.at, t.nodeId, t.fromState, t.toState, t.cause))
                 .toList();
+        return rows.size() > limit ? new HistoryPage(rows.subList(0, limit), true) : new HistoryPage(rows, false);
     }
 
     /**
@@ -191,10 +220,15 @@ public class RunQueries {
         return list(tenant, workflow, status, null, limit, cursor);
     }
 
-    /** As above; {@code idempotencyKey} finds the run(s) a start with that key made (one per workflow). */
+    /**
+     * As above; {@code idempotencyKey} finds the run(s) a start with that key made (one per workflow). Summaries
+     * ({@link RunSummary}): the statement reads the header columns and, of {@code node_states}, each node's state and
+     * attempts, extracted in PostgreSQL; {@code input}, {@code output} and the nodes' outputs never leave the database.
+     * Plain JDBC, like {@link #header}: no entity is built (nor dirty-checked) for a row the caller sees in part.
+     */
     @Transactional
     public RunPage list(String tenant, String workflow, String status, String idempotencyKey, Integer limit, String cursor) {
-        int size = limit == null ? 50 : limit;
+        int size = limit == null ? DEFAULT_LIMIT : limit;
         if (size < 1 || size > MAX_LIMIT) {
             throw new BadRequestException("limit", "limit must be between 1 and " + MAX_LIMIT);
         }
@@ -205,44 +239,92 @@ public class RunQueries {
                 throw new BadRequestException("status", "status must be one of RUNNING, SUCCEEDED, FAILED, CANCELLED");
             }
         }
-        StringBuilder jpql = new StringBuilder("FROM WorkflowRunEntity WHERE tenant = :tenant");
-        if (workflow != null) {
-            jpql.append(" AND workflowName = :workflow");
-        }
-        if (status != null) {
-            jpql.append(" AND status = :status");
-        }
-        if (idempotencyKey != null) {
-            jpql.append(" AND idempotencyKey = :idempotencyKey");
-        }
         Cursor after = cursor == null ? null : Cursor.decode(cursor);
-        if (after != null) {
-            jpql.append(" AND (createdAt < :createdAt OR (createdAt = :createdAt AND runId < :runId))");
-        }
-        jpql.append(" ORDER BY createdAt DESC, runId DESC");
-        TypedQuery<WorkflowRunEntity> query = em.createQuery(jpql.toString(), WorkflowRunEntity.class)
-                .setParameter("tenant", tenant)
-                .setMaxResults(size + 1);
+        StringBuilder sql = new StringBuilder("""
+                SELECT r.run_id, r.workflow_name, r.workflow_revision, r.status, r.tier, r.idempotency_key, r.correlation_key,
+                       r.db_record_version, r.created_at, r.updated_at,
+                       (SELECT jsonb_object_agg(n.key, jsonb_build_object('state', n.value -> 'state', 'attempts', n.value -> 'attempts'))
+                          FROM jsonb_each(CASE WHEN jsonb_typeof(r.node_states) = 'object' THEN r.node_states ELSE '{}' END) n
+                         WHERE jsonb_typeof(n.value) = 'object')::text
+                  FROM eec_workflow_run r
+                 WHERE r.tenant = ?""");
+        List<Object> parameters = new ArrayList<>(List.of(tenant));
         if (workflow != null) {
-            query.setParameter("workflow", workflow);
+            sql.append(" AND r.workflow_name = ?");
+            parameters.add(workflow);
         }
         if (status != null) {
-            query.setParameter("status", status);
+            sql.append(" AND r.status = ?");
+            parameters.add(status);
         }
         if (idempotencyKey != null) {
-            query.setParameter("idempotencyKey", idempotencyKey);
+            sql.append(" AND r.idempotency_key = ?");
+            parameters.add(idempotencyKey);
         }
         if (after != null) {
-            query.setParameter("createdAt", after.createdAt()).setParameter("runId", after.runId());
+            sql.append(" AND (r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))");
+            OffsetDateTime createdAt = after.createdAt().atOffset(ZoneOffset.UTC);
+            parameters.addAll(List.of(createdAt, createdAt, after.runId()));
         }
-        List<WorkflowRunEntity> rows = query.getResultList();
+        sql.append(" ORDER BY r.created_at DESC, r.run_id DESC LIMIT ?");
+        parameters.add(size + 1);
+        List<RunSummary> rows = em.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement select = connection.prepareStatement(sql.toString())) {
+                for (int i = 0; i < parameters.size(); i++) {
+                    select.setObject(i + 1, parameters.get(i));
+                }
+                List<RunSummary> read = new ArrayList<>();
+                try (ResultSet rs = select.executeQuery()) {
+                    while (rs.next()) {
+                        read.add(summary(tenant, rs));
+                    }
+                }
+                return read;
+            }
+        });
         String next = null;
         if (rows.size() > size) {
             rows = rows.subList(0, size);
-            WorkflowRunEntity last = rows.get(size - 1);
-            next = new Cursor(last.createdAt, last.runId).encode();
+            RunSummary last = rows.get(size - 1);
+            next = new Cursor(last.createdAt(), last.runId()).encode();
         }
-        return new RunPage(rows.stream().map(this::view).toList(), next);
+        return new RunPage(List.copyOf(rows), next);
+    }
+
+    private RunSummary summary(String tenant, ResultSet rs) throws java.sql.SQLException {
+        String workflow = rs.getString(2);
+        int revision = rs.getInt(3);
+        return new RunSummary(rs.getObject(1, UUID.class), workflow, revision, rs.getString(4), rs.getString(5),
+                rs.getString(6), rs.getString(7), nodeSummaries(tenant, workflow, revision, rs.getString(11)), rs.getLong(8),
+                rs.getObject(9, OffsetDateTime.class).toInstant(), rs.getObject(10, OffsetDateTime.class).toInstant());
+    }
+
+    /**
+     * The nodes' states and attempts, in the order of the run's revision (jsonb keeps none); a node the revision does not
+     * name, or a revision that cannot be read, keeps the stored order: a list shows what is there, a GET judges it.
+     */
+    private Map<String, RunSummary.NodeSummary> nodeSummaries(String tenant, String workflow, int revision, String stored) {
+        Map<String, RunSummary.NodeSummary> byId = new LinkedHashMap<>();
+        if (stored == null) {
+            return byId;
+        }
+        json.tree(stored).properties().forEach(node -> byId.put(node.getKey(),
+                new RunSummary.NodeSummary(node.getValue().path("state").asText(null), node.getValue().path("attempts").asInt())));
+        List<String> order;
+        try {
+            order = workflows.revision(tenant, workflow, revision).nodes().stream().map(n -> n.id()).toList();
+        } catch (RuntimeException unreadable) {
+            return byId;
+        }
+        Map<String, RunSummary.NodeSummary> ordered = new LinkedHashMap<>();
+        order.forEach(id -> {
+            RunSummary.NodeSummary node = byId.remove(id);
+            if (node != null) {
+                ordered.put(id, node);
+            }
+        });
+        ordered.putAll(byId);
+        return ordered;
     }
 
     /** How many of the tenant's runs are RUNNING. */

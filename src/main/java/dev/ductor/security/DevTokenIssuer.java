@@ -103,7 +103,11 @@ public class DevTokenIssuer {
      * if one is ({@code mp.jwt.verify.audiences}), so dev tokens keep working where audiences are checked.
      */
     public String mint(Collection<String> roles, String tenant) {
-        String subject = "dev-" + String.join("-", roles);
+        return mint("dev-" + String.join("-", roles), roles, tenant);
+    }
+
+    /** As {@link #mint(Collection, String)}, for a subject of the caller's choosing (tests of per-caller bounds). */
+    public String mint(String subject, Collection<String> roles, String tenant) {
         JwtClaimsBuilder token = Jwt.issuer(JwtSettings.DEV_ISSUER)
                 .subject(subject)
                 .upn(subject)

@@ -3,8 +3,7 @@ package dev.ductor.worker;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
-import dev.ductor.config.TenantPermits;
-import dev.ductor.error.LimitReachedException;
+import dev.ductor.config.CallerPermits;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.NotFoundException;
 import dev.ductor.queue.QueueItem;
@@ -62,8 +61,9 @@ public class ExternalTasks {
                               UUID leaseToken, Instant leaseExpiresAt) {
     }
 
-    /** Long polls each tenant holds open here: bounded, since each holds a worker thread for its wait. */
-    private final TenantPermits longPolls = new TenantPermits();
+    /** Long polls each caller and each tenant hold open here: bounded, since each holds a worker thread for its wait. */
+    private final CallerPermits longPolls = new CallerPermits(new CallerPermits.Kind("long-polls",
+            "ductor.limits.long-polls-per-caller", "ductor.limits.long-polls-per-tenant", "long-poll claims"));
 
     /** The longest wait a claim may ask for ({@code ductor.worker.max-claim-wait}). */
     public int maxWaitSeconds() {
@@ -76,7 +76,7 @@ public class ExternalTasks {
      * {@code ext:<name>}: in-process tasks (http, echo...) are this pod's own, and a worker token that claimed one would
      * read its input and could forge its result.
      */
-    public List<ClaimedTask> claim(String tenant, List<String> handlers, String pool, String workerId, int max, Duration wait)
+    public List<ClaimedTask> claim(String tenant, String subject, List<String> handlers, String pool, String workerId, int max, Duration wait)
             throws InterruptedException {
         for (String handler : handlers) {
             if (!Handlers.isExternal(handler)) {
@@ -90,15 +90,9 @@ public class ExternalTasks {
         if (wait.isZero()) {
             return claimOnce(tenant, handlers, pool, workerId, max, wait);
         }
-        int bound = config.limits().longPollsPerTenant();
-        if (!longPolls.tryAcquire(tenant, bound)) {
-            throw new LimitReachedException("long-polls", "ductor.limits.long-polls-per-tenant", bound,
-                    "This tenant already holds " + bound + " long-poll claims open on this pod.");
-        }
-        try {
+        try (CallerPermits.Permit held = longPolls.acquire(tenant, subject, config.limits().longPollsPerCaller(),
+                config.limits().longPollsPerTenant())) {
             return claimOnce(tenant, handlers, pool, workerId, max, wait);
-        } finally {
-            longPolls.release(tenant);
         }
     }
 

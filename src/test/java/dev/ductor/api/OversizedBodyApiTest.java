@@ -66,11 +66,24 @@ class OversizedBodyApiTest {
             assertEquals(413, problem.path("status").asInt(), reply.body());
             assertEquals(1024 * 1024, problem.path("maxBytes").asLong(), reply.body());
         }
-        // Sent in chunks, the body's size is known only as it arrives: the HTTP layer stops it at the same 1 MiB (and
-        // answers without a problem document, having begun to read it).
-        HttpResponse<String> chunked = chunked(api, eventOf(3 * 1024 * 1024));
-        assertEquals(413, chunked.statusCode(), chunked::body);
+        // Sent in chunks, the body's size is known only as it arrives: stopped at the same 1 MiB, with the same problem
+        // document (it used to be a bare 413 from the HTTP layer).
+        for (int bytes : new int[] {1024 * 1024 + 1, 3 * 1024 * 1024, 20 * 1000 * 1000}) {
+            HttpResponse<String> chunked = chunked(api, eventOf(bytes));
+            assertEquals(413, chunked.statusCode(), () -> bytes + " bytes in chunks: " + chunked.body());
+            assertTrue(chunked.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"),
+                    () -> bytes + " bytes in chunks: " + chunked.headers() + " " + chunked.body());
+            JsonNode problem = Api.parse(chunked.body());
+            assertEquals("https://ductor.dev/problems/payload-too-large", problem.path("type").asText(), chunked.body());
+            assertEquals(1024 * 1024, problem.path("maxBytes").asLong(), chunked.body());
+        }
         assertEquals(0, fixtures.count("SELECT count(*) FROM eec_event WHERE tenant = ?1", api.tenant));
+        // Exactly the limit, in chunks, is read through: its payload then meets its own bound (256 KiB), a 400.
+        HttpResponse<String> atTheLimit = chunked(api, eventOf(1024 * 1024));
+        assertEquals(400, atTheLimit.statusCode(), atTheLimit::body);
+        // A small body in chunks is read and applied.
+        HttpResponse<String> small = chunked(api, "{\"type\":\"x\",\"idempotencyKey\":\"k0\",\"payload\":{}}".getBytes(StandardCharsets.UTF_8));
+        assertEquals(202, small.statusCode(), small::body);
 
         Api.Reply after = api.send("POST", "/api/v1/events", api.jsonHeaders("client", api.tenant),
                 "{\"type\":\"x\",\"idempotencyKey\":\"k\",\"payload\":{}}");

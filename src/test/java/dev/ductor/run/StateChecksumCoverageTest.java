@@ -92,10 +92,12 @@ class StateChecksumCoverageTest {
         assertEquals(runId.toString(), got.path("runId"));
         assertEquals("corrupt", got.path("integrity"));
 
-        Response page = api.as("client").queryParam("limit", 500).get("/api/v1/runs");
+        // The list serves summaries, which leave out what the checksum covers (output, node outputs): it cannot judge a
+        // row, and does not pretend to. It still serves the page, the run in it; a GET of the run refuses it.
+        Response page = api.as("client").queryParam("limit", 200).get("/api/v1/runs");
         assertEquals(200, page.statusCode(), "one bad run must not take the whole list down: " + page.asString());
-        List<String> flagged = page.path("items.findAll { it.integrity == 'corrupt' }.runId");
-        assertEquals(List.of(runId.toString()), flagged, "the list flags the run: " + page.asString());
+        List<String> listed = page.path("items.runId");
+        assertTrue(listed.contains(runId.toString()), "the list still shows the run: " + page.asString());
     }
 
     @Test

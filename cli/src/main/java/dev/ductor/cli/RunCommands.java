@@ -2,9 +2,11 @@ package dev.ductor.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.sdk.DuctorClient;
+import dev.ductor.sdk.HistoryPage;
 import dev.ductor.sdk.Page;
 import dev.ductor.sdk.Run;
 import dev.ductor.sdk.RunQuery;
+import dev.ductor.sdk.RunSummary;
 import dev.ductor.sdk.StartOptions;
 import dev.ductor.sdk.Transition;
 import picocli.CommandLine.Command;
@@ -15,7 +17,6 @@ import picocli.CommandLine.ParentCommand;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -62,12 +63,12 @@ final class RunCommands {
         return DuctorCli.OK;
     }
 
-    @Command(name = "list", description = "Runs, newest first; --cursor pages on (the last line names the next cursor).")
+    @Command(name = "list", description = "Run summaries (no input or output: 'run get' has them), newest first; --cursor pages on (the last line names the next cursor).")
     int list(@Option(names = "--workflow") String workflow,
              @Option(names = "--status", description = "RUNNING, SUCCEEDED, FAILED or CANCELLED") String status,
-             @Option(names = "--limit", defaultValue = "20") int limit,
+             @Option(names = "--limit", defaultValue = "20", description = "runs per page, 1-200 (default 20)") int limit,
              @Option(names = "--cursor") String cursor) {
-        Page<Run> page = root.client("client").listRuns(new RunQuery(workflow, status, limit, cursor));
+        Page<RunSummary> page = root.client("client").listRuns(new RunQuery(workflow, status, limit, cursor));
         if (root.json()) {
             var node = DuctorCli.JSON.createObjectNode();
             var items = node.putArray("items");
@@ -76,8 +77,8 @@ final class RunCommands {
             root.printJson(node);
         } else {
             Table table = new Table("RUN", "WORKFLOW", "STATUS", "VERSION", "CREATED");
-            for (Run run : page.items()) {
-                table.row(run.runId(), run.workflow(), run.status(), Long.toString(run.version()), run.json().path("createdAt").asText());
+            for (RunSummary run : page.items()) {
+                table.row(run.runId(), run.workflow(), run.status(), Long.toString(run.version()), run.createdAt());
             }
             table.print(root.env.out());
             if (page.hasMore()) {
@@ -87,37 +88,55 @@ final class RunCommands {
         return DuctorCli.OK;
     }
 
-    @Command(name = "history", description = "A run's transitions; --follow prints new ones as they happen, until the run ends.")
+    @Command(name = "history", description = "A run's transitions, read page by page; --limit prints one page (the last line names"
+            + " the next --after); --follow prints new ones as they happen, until the run ends.")
     int history(@Parameters(paramLabel = "RUN_ID") String runId,
+                @Option(names = "--after", paramLabel = "SEQ", defaultValue = "0", description = "only transitions after this seq") long after,
+                @Option(names = "--limit", paramLabel = "N", description = "print one page of at most N transitions (1-1000)") Integer limit,
                 @Option(names = {"-f", "--follow"}) boolean follow,
                 @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT1H",
                         description = "how long --follow follows (default PT1H)") Duration timeout) {
         DuctorClient client = root.client("client");
-        if (!follow) {
-            List<Transition> history = client.history(runId);
+        if (limit != null && !follow) {
+            HistoryPage page = client.historyPage(runId, after, limit);
             if (root.json()) {
-                root.printJson(DuctorCli.JSON.valueToTree(history));
+                root.printJson(DuctorCli.JSON.valueToTree(page.items()));
             } else {
-                history.forEach(this::printTransition);
+                page.items().forEach(this::printTransition);
+                if (page.hasMore()) {
+                    root.println("more: --after " + page.nextAfter());
+                }
             }
             return DuctorCli.OK;
         }
-        long[] printed = {0};
-        Run last = client.watchRun(runId, timeout, run -> {
-            for (Transition t : client.history(runId)) {
-                if (t.seq() > printed[0]) {
-                    printed[0] = t.seq();
-                    printTransition(t);
-                }
+        if (!follow) {
+            if (root.json()) {
+                root.printJson(DuctorCli.JSON.valueToTree(client.history(runId, after)));
+                return DuctorCli.OK;
             }
-        });
-        for (Transition t : client.history(runId)) {
+            // Page by page as it is read: a long history starts printing at once and is never held whole.
+            HistoryPage page = client.historyPage(runId, after, null);
+            page.items().forEach(this::printTransition);
+            while (page.hasMore()) {
+                page = client.historyPage(runId, page.nextAfter(), null);
+                page.items().forEach(this::printTransition);
+            }
+            return DuctorCli.OK;
+        }
+        long[] printed = {after};
+        // Each look reads only what came after the last transition printed.
+        Run last = client.watchRun(runId, timeout, run -> printNew(client, runId, printed));
+        printNew(client, runId, printed);
+        return last.isTerminal() ? DuctorCli.OK : DuctorCli.FAILED;
+    }
+
+    private void printNew(DuctorClient client, String runId, long[] printed) {
+        for (Transition t : client.history(runId, printed[0])) {
             if (t.seq() > printed[0]) {
                 printed[0] = t.seq();
                 printTransition(t);
             }
         }
-        return last.isTerminal() ? DuctorCli.OK : DuctorCli.FAILED;
     }
 
     @Command(name = "signal", description = "Send signal NAME to a run (delivered once per idempotency key).")

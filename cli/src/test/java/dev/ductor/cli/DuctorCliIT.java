@@ -169,6 +169,13 @@ class DuctorCliIT {
             assertTrue(JSON.readTree(line).has("seq"), line);
         }
         assertEquals(lines.length, cli("run", "history", runId, "-o", "json").json().size());
+
+        Result firstPage = cli("run", "history", runId, "--limit", "2");
+        assertEquals(0, firstPage.code(), firstPage.err());
+        assertTrue(firstPage.out().strip().endsWith("more: --after 2"), firstPage.out());
+        JsonNode rest = cli("run", "history", runId, "--after", "2", "-o", "json").json();
+        assertEquals(lines.length - 2, rest.size());
+        assertEquals(3, rest.get(0).path("seq").asInt(), rest.toString());
     }
 
     @Test
@@ -248,6 +255,7 @@ class DuctorCliIT {
         assertTrue(cli("workflow", "list", "-o", "json").json().isArray());
         JsonNode page = cli("run", "list", "--workflow", workflow, "--limit", "5", "-o", "json").json();
         assertEquals(1, page.path("items").size());
+        assertTrue(!page.path("items").get(0).has("input"), "the list prints summaries: " + page);
         assertEquals(workflow, cli("workflow", "get", workflow, "-o", "json").json().path("name").asText());
     }
 

@@ -126,8 +126,11 @@ public final class DuctorClient {
         return new Run(exchange("GET", "/runs/" + segment(runId), null, Map.of(), requestTimeout).body);
     }
 
-    /** One page of runs, newest first; pass {@link Page#nextCursor()} back in the query for the next. */
-    public Page<Run> listRuns(RunQuery query) {
+    /**
+     * One page of run summaries, newest first (no input or output: {@link #getRun} has them); pass
+     * {@link Page#nextCursor()} back in the query for the next.
+     */
+    public Page<RunSummary> listRuns(RunQuery query) {
         StringJoiner params = new StringJoiner("&", "?", "").setEmptyValue("");
         RunQuery q = query == null ? RunQuery.all() : query;
         param(params, "workflow", q.workflow());
@@ -135,20 +138,59 @@ public final class DuctorClient {
         param(params, "limit", q.limit() == null ? null : q.limit().toString());
         param(params, "cursor", q.cursor());
         JsonNode page = exchange("GET", "/runs" + params, null, Map.of(), requestTimeout).body;
-        List<Run> runs = new ArrayList<>();
+        List<RunSummary> runs = new ArrayList<>();
         for (JsonNode item : page.path("items")) {
-            runs.add(new Run(item));
+            runs.add(new RunSummary(item));
         }
         return new Page<>(runs, page.hasNonNull("nextCursor") ? page.get("nextCursor").asText() : null);
     }
 
-    /** The run's transitions in {@code seq} order. */
+    /** The run's whole history in {@code seq} order, read page by page. */
     public List<Transition> history(String runId) {
+        return history(runId, 0);
+    }
+
+    /** The run's transitions after seq {@code afterSeq} (0: all), in {@code seq} order, read page by page. */
+    public List<Transition> history(String runId, long afterSeq) {
         List<Transition> transitions = new ArrayList<>();
-        for (JsonNode item : exchange("GET", "/runs/" + segment(runId) + "/history", null, Map.of(), requestTimeout).body) {
-            transitions.add(Transition.of(item));
+        HistoryPage page = historyPage(runId, afterSeq, null);
+        transitions.addAll(page.items());
+        while (page.hasMore()) {
+            page = historyPage(runId, page.nextAfter(), null);
+            transitions.addAll(page.items());
         }
         return transitions;
+    }
+
+    /**
+     * One page of the run's history: transitions after seq {@code afterSeq} (0: from the first), at most {@code limit}
+     * (null: the server's default, 500; at most 1000); {@link HistoryPage#nextAfter()} continues it.
+     */
+    public HistoryPage historyPage(String runId, long afterSeq, Integer limit) {
+        StringJoiner params = new StringJoiner("&", "?", "").setEmptyValue("");
+        if (afterSeq > 0) {
+            param(params, "after", Long.toString(afterSeq));
+        }
+        param(params, "limit", limit == null ? null : limit.toString());
+        Response response = exchange("GET", "/runs/" + segment(runId) + "/history" + params, null, Map.of(), requestTimeout);
+        List<Transition> transitions = new ArrayList<>();
+        for (JsonNode item : response.body) {
+            transitions.add(Transition.of(item));
+        }
+        Long next = null;
+        if (response.next != null) {
+            next = nextAfter(response.next);
+            if (next == null && !transitions.isEmpty()) { // a next page without after=: go on from the last seq
+                next = transitions.get(transitions.size() - 1).seq();
+            }
+        }
+        return new HistoryPage(transitions, next);
+    }
+
+    /** The {@code after} query parameter of a next link's target, or null. */
+    static Long nextAfter(String target) {
+        java.util.regex.Matcher after = java.util.regex.Pattern.compile("[?&]after=([0-9]+)").matcher(target);
+        return after.find() ? Long.valueOf(after.group(1)) : null;
     }
 
     /**
@@ -350,8 +392,11 @@ public final class DuctorClient {
 
     // ---- HTTP --------------------------------------------------------------------------------------------------
 
-    /** An answer: status, body (null when empty) and the version from its ETag (null when none). */
-    record Response(int status, JsonNode body, Long etag) {
+    /**
+     * An answer: status, body (null when empty), the version from its ETag (null when none) and the target of its
+     * {@code Link: <...>; rel="next"} (null when none).
+     */
+    record Response(int status, JsonNode body, Long etag, String next) {
     }
 
     Response exchange(String method, String path, JsonNode body, Map<String, String> headers, Duration timeout) {
@@ -394,7 +439,7 @@ public final class DuctorClient {
         if (response.statusCode() >= 400) {
             throw error(response.statusCode(), json, response.headers(), method + " " + path);
         }
-        return new Response(response.statusCode(), json, etag(response.headers()));
+        return new Response(response.statusCode(), json, etag(response.headers()), nextLink(response.headers()));
     }
 
     private void authorize(HttpRequest.Builder request) {
@@ -451,6 +496,18 @@ public final class DuctorClient {
                 return null;
             }
         }
+    }
+
+    /** The target of the {@code rel="next"} link among the Link headers (RFC 8288), or null. */
+    static String nextLink(HttpHeaders headers) {
+        java.util.regex.Pattern next = java.util.regex.Pattern.compile("<([^>]*)>\\s*;[^,]*rel=\"?next\"?");
+        for (String value : headers.allValues("Link")) {
+            java.util.regex.Matcher m = next.matcher(value);
+            if (m.find()) {
+                return m.group(1);
+            }
+        }
+        return null;
     }
 
     private static Long etag(HttpHeaders headers) {

@@ -99,6 +99,18 @@ class DuctorClientIT {
             assertEquals(i + 1, history.get(i).seq(), "history in seq order without gaps");
         }
         assertTrue(history.stream().anyMatch(t -> "b".equals(t.node()) && "SUCCEEDED".equals(t.to())));
+
+        // Paged: pages of 3 follow the server's Link rel="next" to the same transitions, none twice, none left out.
+        List<Transition> paged = new java.util.ArrayList<>();
+        HistoryPage page = client.historyPage(first.runId(), 0, 3);
+        paged.addAll(page.items());
+        while (page.hasMore()) {
+            assertEquals(paged.get(paged.size() - 1).seq(), page.nextAfter().longValue(), "the next page starts after the last seq");
+            page = client.historyPage(first.runId(), page.nextAfter(), 3);
+            paged.addAll(page.items());
+        }
+        assertEquals(history, paged);
+        assertEquals(history.subList(2, history.size()), client.history(first.runId(), 2));
     }
 
     @Test
@@ -112,12 +124,14 @@ class DuctorClientIT {
         Set<String> listed = new HashSet<>();
         int pages = 0;
         RunQuery query = RunQuery.all().workflow(name).limit(2);
-        Page<Run> page;
+        Page<RunSummary> page;
         do {
             page = client.listRuns(query);
             pages++;
-            for (Run run : page.items()) {
+            for (RunSummary run : page.items()) {
                 assertTrue(listed.add(run.runId()), "no run twice across pages");
+                assertFalse(run.json().has("input"), "a summary has no input: " + run);
+                assertTrue(run.nodes().has("a"), run.toString());
             }
             query = query.cursor(page.nextCursor());
         } while (page.hasMore());

@@ -39,7 +39,13 @@ export async function request(method, path, { body, ifMatch, headers } = {}) {
   if (!res.ok) {
     throw new ApiError(res.status, typeof data === 'object' ? data : { detail: String(data) }, method, path);
   }
-  return { status: res.status, data, version: versionOf(res.headers.get('ETag')) };
+  return { status: res.status, data, version: versionOf(res.headers.get('ETag')), next: nextLink(res.headers.get('Link')) };
+}
+
+/** The rel="next" target of an RFC 8288 Link header, as a path under /api/v1 (null: no next page). */
+export function nextLink(link) {
+  const m = link && /<([^>]+)>\s*;\s*rel="?next"?/.exec(link);
+  return m ? m[1].replace(/^(https?:\/\/[^/]+)?\/api\/v1/, '') : null;
 }
 
 export function versionOf(etag) {

@@ -8,11 +8,14 @@ import { follow } from '../live.js';
 import { conflictPanel } from '../conflict.js';
 
 const TERMINAL = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+const HISTORY_PAGE = 500;
 
 export function render(main, [runId]) {
   let run = null;
   let definition = null;
   let history = [];
+  let historyMore = false; // a page of the history was left unread (Link rel="next"); "Load more" reads it
+  let historyLoading = null;
   let selected = null;
   let historyTimer = null;
 
@@ -41,17 +44,26 @@ export function render(main, [runId]) {
     }
   }
 
-  async function loadHistory() {
-    try {
-      history = await get(`/runs/${enc(runId)}/history`);
+  // The history is paged (GET .../history?after=<seq>&limit=<n>, Link rel="next" while more follow): this page reads
+  // one page at a time after the last seq it has, so a commit costs a read of only the transitions it added, and a
+  // long history is read page by page as the reader asks ("Load more").
+  function loadHistory() {
+    if (historyLoading) return historyLoading;
+    const after = history.length ? history[history.length - 1].seq : 0;
+    historyLoading = request('GET', `/runs/${enc(runId)}/history?after=${after}&limit=${HISTORY_PAGE}`).then(({ data, next }) => {
+      const last = history.length ? history[history.length - 1].seq : 0;
+      history = history.concat(data.filter(t => t.seq > last));
+      historyMore = next !== null;
       drawTimeline();
       drawHistory();
-    } catch (e) { /* the run view shows the error already */ }
+    }).catch(() => { /* the run view shows the error already */ }).finally(() => { historyLoading = null; });
+    return historyLoading;
   }
 
   function scheduleHistory() {
     clearTimeout(historyTimer);
-    historyTimer = setTimeout(loadHistory, 120);
+    // While a page is left unread the newest transitions are behind it: the reader loads on with "Load more".
+    if (!historyMore) historyTimer = setTimeout(loadHistory, 120);
   }
 
   function apply(next) {
@@ -210,7 +222,9 @@ export function render(main, [runId]) {
       h('thead', {}, h('tr', {}, h('th', {}, 'Seq'), h('th', {}, 'At'), h('th', {}, 'Node'), h('th', {}, 'From'), h('th', {}, 'To'), h('th', {}, 'Cause'))),
       h('tbody', {}, history.map(t => h('tr', {},
         h('td', { class: 'mono' }, t.seq), h('td', { title: t.at }, when(t.at)), h('td', {}, t.node ? mono(t.node) : h('span', { class: 'muted' }, 'run')),
-        h('td', {}, t.from ? badge(t.from) : ''), h('td', {}, badge(t.to)), h('td', {}, t.cause))))));
+        h('td', {}, t.from ? badge(t.from) : ''), h('td', {}, badge(t.to)), h('td', {}, t.cause))))),
+      historyMore ? h('div', { class: 'row pager' }, h('span', { class: 'muted' }, `${history.length} transitions shown`),
+        h('button', { 'data-action': 'history-more', onclick: () => loadHistory() }, 'Load more')) : null);
   }
 
   async function cancel() {
@@ -271,7 +285,9 @@ export function render(main, [runId]) {
     }
     // Live: the server pushes the run after every commit (any pod's); no polling.
     stream = follow(runId, {
-      onRun: next => { if (!run || next.version >= run.version) apply(next); },
+      // The stream sends the run at once on connect, usually at the version just read: redrawing it anyway would
+      // replace the form fields under the reader's cursor (and a test's), for nothing.
+      onRun: next => { if (!run || next.version > run.version) apply(next); },
       onState: s => {
         liveMark.className = 'live' + (s.live ? ' on' : '');
         liveMark.lastChild.textContent = s.live ? 'live' : s.ended ? 'finished' : s.status ? `not live (${s.status})` : 'reconnecting';

@@ -1,5 +1,6 @@
 // Runs: filter by workflow and status, find by run id or idempotency key, page by cursor, refresh every 3 s (pausable),
-// select runs to cancel or retry in bulk.
+// select runs to cancel or retry in bulk. The list answers summaries (each node's state and attempts, no input or
+// output), so a refresh costs the same whatever the runs carry; the run page reads the full run.
 import { h, clear, badge, mono, shortId, ago, when, problem, notice } from '../ui.js';
 import { request, get, enc, ApiError } from '../api.js';
 import { can } from '../auth.js';
@@ -102,8 +103,7 @@ export function render(main, _params, { navigate }) {
           const done = nodes.filter(n => n.state === 'SUCCEEDED' || n.state === 'SKIPPED').length;
           return h('tr', { class: 'clickable', 'data-run': r.runId, onclick: () => navigate('/console/runs/' + r.runId) },
             h('td', {}, box),
-            h('td', {}, h('a', { href: '/console/runs/' + r.runId, 'data-link': '' }, mono(shortId(r.runId), { title: r.runId })),
-              r.integrity ? h('span', { class: 'badge s-FAILED', style: 'margin-left:4px' }, r.integrity) : null),
+            h('td', {}, h('a', { href: '/console/runs/' + r.runId, 'data-link': '' }, mono(shortId(r.runId), { title: r.runId }))),
             h('td', {}, r.workflow, h('span', { class: 'muted' }, ` r${r.revision}`)),
             h('td', {}, badge(r.status)),
             h('td', { class: 'mono' }, `${done}/${nodes.length}`),

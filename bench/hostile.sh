@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# hostile: issue 28's hostile client, tried on the packaged jar. One pod in prod mode (with the image's
+# -XX:+ExitOnOutOfMemoryError) on a throw-away PostgreSQL 15; tenant A runs a steady workload of small chains (three
+# noop tasks) while tenant B sends every hostile request of the issue's findings (bench/hostile/Hostile.java): huge
+# exponents in events, starts and signals, deep nesting, huge strings, bodies over 1 MiB with and without
+# Content-Length, 300 long-poll claims and 300 live streams from ten callers, 2,000 signals on one run, run lists over
+# runs with 250 KiB inputs, http steps to loopback, link-local, the pod and PostgreSQL, claims of in-process handlers.
+# Then: is the pod alive (same PID, /q/health/ready UP), was every hostile answer a problem (4xx or 503,
+# application/problem+json) or an admission within a bound, and how did A's finished runs per second fare during the
+# attack against before it. Called by bench/run.sh hostile; see docs/benchmarks.md, section `hostile`.
+#
+# Copied from bench/chain3-sdk.sh rather than shared with it (each is edited on its own): the PostgreSQL start, the
+# process handling and the pod's settings. Keep those in step with it when they change there.
+#
+# stdout: the figures, one key=value per line; the last line
+#   hostile_requests=<n> non_problem_answers=<m> pod_alive=<0|1> a_runs_per_s_before=<b> a_runs_per_s_during=<d> during_vs_before=<d/b>
+# exit status: 0 when the pod lived and every answer was a problem or within a bound, 1 otherwise.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$PWD
+out_dir=$root/target/bench
+
+case ${1:-} in
+    '') ;;
+    -h | --help)
+        sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+        cat <<'EOF'
+
+environment (all optional):
+  DUCTOR_JAR            the Ductor jar (default target/quarkus-app/quarkus-run.jar, built when missing)
+  BENCH_SKIP_BUILD=1    never build the jar; fail when it is missing
+  BENCH_JVM_OPTS        the pod's JVM options (default "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75 -XX:+UseSerialGC
+                        -XX:+ExitOnOutOfMemoryError": chain3's, and the image's exit on OOM)
+  HOSTILE_OPTS          -D options of the trial: hostile.warmup-s (10), hostile.before-s (20), hostile.hold-s (20,
+                        how long long polls and streams are held), hostile.a-clients (4), hostile.big-runs (100)
+  JAVA, BENCH_PG_BIN, BENCH_PG_OS_USER, BENCH_READY_TIMEOUT_S   as for chain3
+EOF
+        exit 0 ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+esac
+
+java=${JAVA:-java}
+pg_bin=${BENCH_PG_BIN:-/usr/lib/postgresql/15/bin}
+pg_os_user=${BENCH_PG_OS_USER:-ductorbench}
+ready_timeout=${BENCH_READY_TIMEOUT_S:-120}
+read -r -a jvm_opts <<<"${BENCH_JVM_OPTS--XX:MaxRAM=768m -XX:MaxRAMPercentage=75 -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError}"
+read -r -a hostile_opts <<<"${HOSTILE_OPTS:-}"
+
+mkdir -p "$out_dir"
+rm -f "$out_dir"/hostile.properties "$out_dir"/hostile-pod.log "$out_dir"/hostile-postgres.log "$out_dir"/hostile-trial.log
+started=$SECONDS
+log() { echo "$*" >&2; }
+
+declare -A fig=()
+last_keys=(hostile_requests non_problem_answers pod_alive a_runs_per_s_before a_runs_per_s_during during_vs_before)
+
+report() {
+    local key line="" props=$out_dir/hostile.properties
+    : >"$props"
+    fig[elapsed_s]=$((SECONDS - started))
+    for key in $(printf '%s\n' "${!fig[@]}" | sort); do
+        case " ${last_keys[*]} " in *" $key "*) continue ;; esac
+        echo "$key=${fig[$key]}"
+        echo "$key=${fig[$key]}" >>"$props"
+    done
+    for key in "${last_keys[@]}"; do
+        line="$line${line:+ }$key=${fig[$key]:-NA}"
+        echo "$key=${fig[$key]:-NA}" >>"$props"
+    done
+    echo "$line"
+}
+
+# ---- processes: everything started here is stopped by pid on exit ------------------------------------------------
+
+child=""
+pod_pid=""
+used_ports=()
+pgdir=""
+pg_pid=""
+as_pg=()
+work=$(mktemp -d /tmp/ductor-hostile.XXXXXX)
+
+alive() {
+    local st
+    st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+    [[ $st != Z* ]]
+}
+
+stop_pid() {
+    local pid=$1 name=$2 grace=$3 i
+    [ -n "$pid" ] || return 0
+    if alive "$pid"; then
+        kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+        for ((i = 0; i < grace * 10; i++)); do
+            alive "$pid" || break
+            sleep 0.1
+        done
+        if alive "$pid"; then
+            log "$name (pid $pid) did not stop within ${grace}s: SIGKILL"
+            kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+        fi
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+stop_pg() {
+    [ -n "$pgdir" ] || return 0
+    if [ -n "$pg_pid" ] && alive "$pg_pid"; then
+        "${as_pg[@]}" timeout 60 "$pg_bin/pg_ctl" -D "$pgdir/data" -m fast -w -t 30 stop >/dev/null 2>&1 || true
+        if alive "$pg_pid"; then
+            log "PostgreSQL (pid $pg_pid) did not stop: SIGKILL"
+            kill -KILL "$pg_pid" 2>/dev/null || true
+        fi
+    fi
+    [ -f "$pgdir/postgres.log" ] && cp "$pgdir/postgres.log" "$out_dir/hostile-postgres.log"
+    rm -rf "$pgdir"
+    pgdir=""
+}
+
+on_exit() {
+    local rc=$?
+    set +e
+    trap - EXIT INT TERM
+    [ -n "$child" ] && stop_pid "$child" "helper" 10
+    stop_pid "$pod_pid" "Ductor pod" 60
+    stop_pg
+    rm -rf "$work"
+    report
+    exit "$rc"
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+run_child() {
+    local rc=0
+    setsid "$@" &
+    child=$!
+    wait "$child" || rc=$?
+    child=""
+    return "$rc"
+}
+
+free_port() {
+    local p i
+    for ((i = 0; i < 500; i++)); do
+        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+        case " ${used_ports[*]} " in *" $p "*) continue ;; esac
+        if ! ss -Htan "( sport = :$p )" 2>/dev/null | grep -q .; then
+            used_ports+=("$p")
+            REPLY=$p
+            return 0
+        fi
+    done
+    log "no free port found"
+    return 1
+}
+
+wait_http() {
+    local url=$1 pid=$2 file=$3 name=$4 t0=$SECONDS code
+    while :; do
+        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)
+        [ "$code" = 200 ] && return 0
+        if ! alive "$pid"; then
+            log "$name exited before it was ready; the end of $file:"
+            tail -n 40 "$file" >&2
+            return 1
+        fi
+        if ((SECONDS - t0 > ready_timeout)); then
+            log "$name not ready after ${ready_timeout}s (last answer: $code); the end of $file:"
+            tail -n 40 "$file" >&2
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+# ---- the jar -------------------------------------------------------------------------------------------------------
+
+jar=${DUCTOR_JAR:-$root/target/quarkus-app/quarkus-run.jar}
+if [ ! -f "$jar" ]; then
+    if [ -n "${DUCTOR_JAR:-}" ] || [ "${BENCH_SKIP_BUILD:-0}" = 1 ]; then
+        log "no Ductor jar at $jar"
+        exit 1
+    fi
+    log "phase=build log=$out_dir/hostile-build.log"
+    run_child bash -c 'cd "$1" && ./mvnw -B -q package -DskipTests -Dinvoker.skip' build "$root" >"$out_dir/hostile-build.log" 2>&1 \
+        || { log "build failed; see $out_dir/hostile-build.log"; tail -n 40 "$out_dir/hostile-build.log" >&2; exit 1; }
+fi
+jar=$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")
+jdbc_jar=$(ls "$(dirname "$jar")"/lib/main/org.postgresql.postgresql-*.jar 2>/dev/null | sort -V | tail -n 1 || true)
+[ -n "$jdbc_jar" ] || { log "no org.postgresql.postgresql-*.jar in $(dirname "$jar")/lib/main"; exit 1; }
+fig[ductor_commit]=$(git -C "$root" describe --always --dirty --abbrev=7 2>/dev/null || echo NA)
+
+# ---- PostgreSQL (as bench/chain3-sdk.sh starts it) ----------------------------------------------------------------
+
+if [ ! -x "$pg_bin/initdb" ] || [ ! -x "$pg_bin/postgres" ]; then
+    log "phase=postgres installing postgresql-15 (no server binaries in $pg_bin)"
+    DEBIAN_FRONTEND=noninteractive timeout 900 apt-get update >&2
+    DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y postgresql-15 >&2
+fi
+if [ "$(id -u)" = 0 ]; then
+    if ! id -u "$pg_os_user" >/dev/null 2>&1; then
+        useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$pg_os_user"
+    fi
+    as_pg=(runuser -u "$pg_os_user" --)
+fi
+pgdir=$(mktemp -d /tmp/ductor-hostile-pg.XXXXXX)
+db_user=postgres
+db_password=$(openssl rand -hex 16)
+printf '%s\n' "$db_password" >"$pgdir/pwfile"
+[ "$(id -u)" != 0 ] || chown -R "$pg_os_user" "$pgdir"
+if ! "${as_pg[@]}" timeout 120 "$pg_bin/initdb" -D "$pgdir/data" -U postgres --auth=scram-sha-256 \
+        --pwfile="$pgdir/pwfile" -E UTF8 --no-locale >"$pgdir/initdb.log" 2>&1; then
+    log "initdb failed:"
+    cat "$pgdir/initdb.log" >&2
+    exit 1
+fi
+rm -f "$pgdir/pwfile"
+free_port
+pg_port=$REPLY
+cat >>"$pgdir/data/postgresql.conf" <<EOF
+
+# bench/hostile.sh: durability stays at PostgreSQL's defaults.
+listen_addresses = '127.0.0.1'
+port = $pg_port
+unix_socket_directories = '$pgdir'
+max_connections = 200
+shared_preload_libraries = 'pg_stat_statements'
+EOF
+if ! "${as_pg[@]}" timeout 90 "$pg_bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w -t 60 start >/dev/null 2>&1; then
+    log "PostgreSQL did not start; the end of its log:"
+    tail -n 30 "$pgdir/postgres.log" >&2
+    exit 1
+fi
+pg_pid=$(head -n 1 "$pgdir/data/postmaster.pid")
+db_base=jdbc:postgresql://127.0.0.1:$pg_port
+log "phase=postgres port=$pg_port pid=$pg_pid"
+run_child timeout 180 "$java" -cp "$jdbc_jar" bench/chain3/PgSetup.java "$db_base/postgres" "$db_user" "$db_password" hostile hostile_unused
+
+# ---- keys and tokens: tenant A (admin, client), tenant B (admin, ten clients, ten workers: each its own subject) -----
+
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$work/private.pem" 2>/dev/null
+openssl pkey -in "$work/private.pem" -pubout -out "$work/public.pem" 2>/dev/null
+b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+# mint <role> <tenant> <subject> <file>: RS256, the claims of bench/chain3/MintTokens.java
+mint() {
+    local now input
+    now=$(date +%s)
+    input=$(printf '%s' '{"alg":"RS256","typ":"JWT"}' | b64url).$(printf '{"iss":"ductor-bench","sub":"%s","upn":"%s","groups":["%s"],"tenant":"%s","iat":%d,"exp":%d}' \
+        "$3" "$3" "$1" "$2" "$now" $((now + 7200)) | b64url)
+    printf '%s.%s' "$input" "$(printf '%s' "$input" | openssl dgst -sha256 -sign "$work/private.pem" -binary | b64url)" >"$4"
+}
+mint admin tenant-a a-admin "$work/a-admin.jwt"
+mint client tenant-a a-client "$work/a-client.jwt"
+mint admin tenant-b b-admin "$work/b-admin.jwt"
+for i in 0 1 2 3 4 5 6 7 8 9; do
+    mint client tenant-b "b-client-$i" "$work/b-client-$i.jwt"
+    mint worker tenant-b "b-worker-$i" "$work/b-worker-$i.jwt"
+done
+
+# ---- the pod ---------------------------------------------------------------------------------------------------------
+
+free_port
+pod_port=$REPLY
+pod_log=$out_dir/hostile-pod.log
+log "phase=ductor-start port=$pod_port log=$pod_log"
+QUARKUS_DATASOURCE_JDBC_URL=$db_base/hostile QUARKUS_DATASOURCE_USERNAME=$db_user \
+    QUARKUS_DATASOURCE_PASSWORD=$db_password QUARKUS_DATASOURCE_JDBC_MAX_SIZE=10 \
+    DUCTOR_EMBEDDED_ENABLED=false QUARKUS_HTTP_HOST=127.0.0.1 QUARKUS_HTTP_PORT=$pod_port QUARKUS_FLYWAY_MIGRATE_AT_START=true \
+    MP_JWT_VERIFY_PUBLICKEY_LOCATION=$work/public.pem MP_JWT_VERIFY_ISSUER=ductor-bench \
+    DUCTOR_WORKER_THREADS=8 DUCTOR_POD_NAME=hostile-pod \
+    setsid "$java" "${jvm_opts[@]}" -jar "$jar" >"$pod_log" 2>&1 &
+pod_pid=$!
+wait_http "http://127.0.0.1:$pod_port/q/health/ready" "$pod_pid" "$pod_log" "Ductor pod" || exit 1
+fig[pod_pid_start]=$pod_pid
+
+# ---- the trial ---------------------------------------------------------------------------------------------------------
+
+log "phase=trial log=$out_dir/hostile-trial.log"
+trial_rc=0
+run_child "$java" "${hostile_opts[@]}" -XX:+UseSerialGC bench/hostile/Hostile.java "http://127.0.0.1:$pod_port" "$work" \
+    "$pod_port" "$pg_port" "$work/trial.out" "$pod_pid" 2>"$out_dir/hostile-trial.log" >/dev/null || trial_rc=$?
+if [ -s "$work/trial.out" ]; then
+    while IFS='=' read -r key value; do
+        [ -n "$key" ] && fig[$key]=$value
+    done <"$work/trial.out"
+fi
+if [ "$trial_rc" != 0 ]; then
+    log "the trial exited $trial_rc; the end of $out_dir/hostile-trial.log:"
+    tail -n 20 "$out_dir/hostile-trial.log" >&2
+fi
+
+# ---- the pod afterwards: the same process, ready --------------------------------------------------------------------
+
+ready=$(curl -s --max-time 5 "http://127.0.0.1:$pod_port/q/health/ready" || true)
+if alive "$pod_pid" && [[ $ready == *'"status": "UP"'* || $ready == *'"status":"UP"'* ]]; then
+    fig[pod_alive]=1
+else
+    fig[pod_alive]=0
+    log "the pod is not alive and ready: ${ready:-no answer}; the end of $pod_log:"
+    tail -n 30 "$pod_log" >&2
+fi
+fig[pod_pid_end]=$(alive "$pod_pid" && echo "$pod_pid" || echo gone)
+fig[pod_rss_mb]=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$pod_pid/status" 2>/dev/null || echo NA)
+fig[pod_oom_lines]=$(grep -c 'OutOfMemoryError' "$pod_log" || true)
+
+[ "$trial_rc" = 0 ] && [ "${fig[pod_alive]}" = 1 ] && [ "${fig[non_problem_answers]:-1}" = 0 ]
