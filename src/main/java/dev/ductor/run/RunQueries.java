@@ -63,10 +63,16 @@ public class RunQueries {
         if (verified.refusal() != null) {
             throw verified.refusal();
         }
-        RunView view = view(run, verified).withFamily(run.parentRunId, children(tenant, runId));
+        RunView view = view(run, verified).withFamily(run.parentRunId, children(tenant, runId)); // as view(run), verified once
         return deadLetters.of(tenant, runId)
                 .map(d -> view.withDeadLetters(new RunView.DeadLetters(d.items(), d.failedDeliveries(), d.lastError(), d.since())))
                 .orElse(view);
+    }
+
+    /** Whether the run is there at all (of any tenant): a task can outlive its run only if someone deleted the run. */
+    public boolean exists(UUID runId) {
+        return !em.createNativeQuery("SELECT 1 FROM eec_workflow_run WHERE run_id = ?1").setParameter(1, runId)
+                .getResultList().isEmpty();
     }
 
     /** The child runs a run's {@code workflow} nodes started, oldest first. */
@@ -344,7 +350,7 @@ public class RunQueries {
      * rest of its page while no reader can take that run for a healthy one.
      */
     RunView view(WorkflowRunEntity run) {
-        return view(run, verify(run));
+        return view(run, verify(run)).withFamily(run.parentRunId, children(run.tenant, run.runId));
     }
 
     /** A row's node states as read, and why it fails verification (null: it passes). */

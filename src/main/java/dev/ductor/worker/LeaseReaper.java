@@ -31,6 +31,7 @@ public class LeaseReaper {
 
     @Inject TaskLeases leases;
     @Inject TaskResults results;
+    @Inject dev.ductor.run.RunQueries runs;
     @Inject DuctorConfig config;
     @Inject Clock clock;
 
@@ -60,7 +61,14 @@ public class LeaseReaper {
             // One transaction per batch: the rows leave the queue and their failures enter the inboxes together.
             expired = QuarkusTransaction.requiringNew().call(() -> {
                 List<QueueItem> batch = leases.takeExpiredTaskLeases(now, BATCH);
-                batch.forEach(task -> results.leaseExpired(task, budget));
+                for (QueueItem task : batch) {
+                    if (runs.exists(task.runId())) {
+                        results.leaseExpired(task, budget);
+                    } else { // its run was deleted: nobody is left to tell, and delivering would fail the whole batch
+                        LOG.infof("task %d of run %s: its lease expired and its run no longer exists; the task is dropped",
+                                task.id(), task.runId());
+                    }
+                }
                 return batch;
             });
             reaped += expired.size();

@@ -115,6 +115,12 @@ final class ContractRoutes {
             field("nodes", Type.OBJECT, false, false, "{\"gate\":{}}", "{\"gate\":\"skip\"}", "{\"gate\":{\"action\":\"skip\",\"x\":1}}"),
             field("nodes.gate.action", Type.ENUM, true, false, "\"restart\"", "\"SKIP\"", "\"\"")));
 
+    private static final Body RESET_BODY = new Body(BodyUse.REQUIRED, List.of(""), List.of(
+            field("fromNodes", Type.STRING_ARRAY, false, true, "[\"\"]", "[\"  \"]"),
+            field("failedOnly", Type.BOOL, false, true),
+            field("toRevision", Type.ENUM, false, true, "\"latest\"", "\"\""),
+            field("reopenSucceeded", Type.BOOL, false, true)));
+
     private static final Body SIGNAL_BODY = new Body(BodyUse.REQUIRED, List.of(""), List.of(
             field("name", Type.STRING, true, false, "\"\"", "\"  \"", longString(201)),
             field("payload", Type.PAYLOAD, false, true),
@@ -168,6 +174,8 @@ final class ContractRoutes {
             new Rule("PATCH", "/api/v1/runs/{}", Set.of(OPERATOR), Versioned.RUN, PATCH_RUN_BODY,
                     w -> "{\"tier\":\"interactive\",\"nodes\":{\"gate\":{\"action\":\"skip\"}}}"),
             new Rule("POST", "/api/v1/runs/{}/cancel", Set.of(OPERATOR), Versioned.NONE, Body.NONE, w -> null),
+            new Rule("POST", "/api/v1/runs/{}/reset", Set.of(OPERATOR), Versioned.RUN, RESET_BODY,
+                    w -> "{\"fromNodes\":[\"gate\"],\"toRevision\":\"current\"}"),
             new Rule("POST", "/api/v1/runs/{}/dead-letters/retry", Set.of(OPERATOR), Versioned.NONE, Body.NONE, w -> null),
             new Rule("POST", "/api/v1/runs/{}/signals", Set.of(CLIENT), Versioned.NONE, SIGNAL_BODY,
                     w -> "{\"name\":\"go\",\"payload\":{\"a\":1},\"idempotencyKey\":\"guard-signal\"}"),
