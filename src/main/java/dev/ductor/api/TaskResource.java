@@ -9,6 +9,7 @@ import dev.ductor.validation.Constraints.MaxJsonSize;
 import dev.ductor.validation.Constraints.Text;
 import dev.ductor.worker.ExternalTasks;
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.constraints.Min;
@@ -19,6 +20,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.hibernate.validator.constraints.Range;
@@ -29,7 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-/** Step workers in any language: claim (with long-poll), heartbeat, complete, fail; fenced by lease tokens. */
+/** Step workers in any language: claim (with long-poll), heartbeat, complete, fail, release; fenced by lease tokens. */
 @Path("/api/v1/tasks")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -50,11 +52,13 @@ public class TaskResource {
 
     @POST
     @Path("/claim")
-    public List<ExternalTasks.ClaimedTask> claim(JsonNode body) throws InterruptedException {
+    public List<ExternalTasks.ClaimedTask> claim(JsonNode body, @Context HttpServerRequest request) throws InterruptedException {
         ClaimBody claim = bodies.read(body, ClaimBody.class);
+        // A long poll whose client hung up ends, and leases nothing to it: the connection's state says so.
         return tasks.claim(caller.tenant(), claim.handlers(), claim.pool(), claim.workerId(),
                 claim.max() == null ? 1 : claim.max().intValue(),
-                Duration.ofSeconds(claim.waitSeconds() == null ? 0 : claim.waitSeconds()));
+                Duration.ofSeconds(claim.waitSeconds() == null ? 0 : claim.waitSeconds()),
+                () -> request.response().closed());
     }
 
     @POST
@@ -84,6 +88,14 @@ public class TaskResource {
         return Map.of("taskId", taskId, "recorded", true);
     }
 
+    @POST
+    @Path("/{taskId}/release")
+    public Map<String, Object> release(@PathParam("taskId") String taskId, JsonNode body) {
+        UUID lease = bodies.read(body, ReleaseBody.class).leaseToken();
+        tasks.release(caller.tenant(), taskId, parseTaskId(taskId), lease);
+        return Map.of("taskId", taskId, "released", true);
+    }
+
     /** {@code waitSeconds}' upper bound is configured: {@link ExternalTasks#claim} checks it. */
     @RegisterForReflection
     public record ClaimBody(@NotNull @Size(min = 1, max = 100, message = "must be a non-empty array of handler names (at most {max})")
@@ -96,6 +108,11 @@ public class TaskResource {
     /** The lease token is the one the claim returned: a stale one is refused with 409 (fencing). */
     @RegisterForReflection
     public record HeartbeatBody(@NotNull UUID leaseToken) {
+    }
+
+    /** A task handed back unfinished: the token is the claim's; a stale one is 409 and nothing changes. */
+    @RegisterForReflection
+    public record ReleaseBody(@NotNull UUID leaseToken) {
     }
 
     @RegisterForReflection
