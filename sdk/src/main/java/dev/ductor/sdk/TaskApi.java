@@ -77,6 +77,15 @@ public final class TaskApi {
         client.exchange("POST", "/tasks/" + DuctorClient.segment(taskId) + "/complete", body, Map.of(), timeout);
     }
 
+    /**
+     * Hands the task back unfinished (a draining worker): queued again at once for any worker, on the same attempt, so
+     * none is spent; the token holds nothing afterwards. A {@link ConflictException} when the lease was lost already.
+     */
+    public void release(String taskId, String leaseToken) {
+        ObjectNode body = client.mapper().createObjectNode().put("leaseToken", leaseToken);
+        client.exchange("POST", "/tasks/" + DuctorClient.segment(taskId) + "/release", body, Map.of(), timeout);
+    }
+
     /** Reports failure; {@code retryable} lets the node's retry policy try again. */
     public void fail(String taskId, String leaseToken, String error, boolean retryable) {
         ObjectNode body = client.mapper().createObjectNode().put("leaseToken", leaseToken)
