@@ -12,6 +12,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
@@ -75,17 +76,24 @@ public class TaskResource {
     @Path("/{taskId}/complete")
     public Map<String, Object> complete(@PathParam("taskId") String taskId, JsonNode body) {
         CompleteBody complete = bodies.read(body, CompleteBody.class);
-        tasks.complete(caller.tenant(), taskId, parseTaskId(taskId), complete.leaseToken(), complete.output());
-        return Map.of("taskId", taskId, "recorded", true);
+        List<ExternalTasks.ClaimedTask> next = tasks.complete(caller.tenant(), taskId, parseTaskId(taskId),
+                complete.leaseToken(), complete.output(), complete.next() == null ? List.of() : complete.next().handlers());
+        return recorded(taskId, complete.next(), next);
+    }
+
+    /** The answer to a report: recorded, and, when it asked ({@code next}), the tasks leased to its worker with it. */
+    private static Map<String, Object> recorded(String taskId, NextBody asked, List<ExternalTasks.ClaimedTask> next) {
+        return asked == null ? Map.of("taskId", taskId, "recorded", true)
+                : Map.of("taskId", taskId, "recorded", true, "next", next);
     }
 
     @POST
     @Path("/{taskId}/fail")
     public Map<String, Object> fail(@PathParam("taskId") String taskId, JsonNode body) {
         FailBody fail = bodies.read(body, FailBody.class, "retryable");
-        tasks.fail(caller.tenant(), taskId, parseTaskId(taskId), fail.leaseToken(), fail.error(),
-                fail.retryable() == null || fail.retryable());
-        return Map.of("taskId", taskId, "recorded", true);
+        List<ExternalTasks.ClaimedTask> next = tasks.fail(caller.tenant(), taskId, parseTaskId(taskId), fail.leaseToken(),
+                fail.error(), fail.retryable() == null || fail.retryable(), fail.next() == null ? List.of() : fail.next().handlers());
+        return recorded(taskId, fail.next(), next);
     }
 
     @POST
@@ -115,13 +123,24 @@ public class TaskResource {
     public record ReleaseBody(@NotNull UUID leaseToken) {
     }
 
+    /**
+     * {@code next}: the worker has a free slot for these handlers once this report is in; the answer may carry a task
+     * leased to it (its run's next step, eager dispatch), as a claim's answer would.
+     */
     @RegisterForReflection
-    public record CompleteBody(@NotNull UUID leaseToken, @MaxJsonSize JsonNode output) {
+    public record CompleteBody(@NotNull UUID leaseToken, @MaxJsonSize JsonNode output, @Valid NextBody next) {
     }
 
-    /** {@code retryable} left out (not null) is true: the node's retry policy decides. */
+    /** {@code retryable} left out (not null) is true: the node's retry policy decides. {@code next} as for a completion. */
     @RegisterForReflection
-    public record FailBody(@NotNull UUID leaseToken, @NotNull @Text(max = 4000) String error, Boolean retryable) {
+    public record FailBody(@NotNull UUID leaseToken, @NotNull @Text(max = 4000) String error, Boolean retryable,
+                           @Valid NextBody next) {
+    }
+
+    /** The handlers a reporting worker has a free slot for (only {@code ext:<name>}, as in a claim). */
+    @RegisterForReflection
+    public record NextBody(@NotNull @Size(min = 1, max = 100, message = "must be a non-empty array of handler names (at most {max})")
+                           List<@NotNull @Text(max = 200) String> handlers) {
     }
 
     private static long parseTaskId(String taskId) {

@@ -49,6 +49,9 @@ public class TaskLeases {
                  FOR UPDATE SKIP LOCKED)
             DELETE FROM eec_queue_item q WHERE q.id = ANY(ARRAY(SELECT id FROM expired))
             RETURNING %s""".formatted(QueueRepository.prefixed());
+    static final String HELD = """
+            SELECT run_id, node_id, attempt, tenant, tier, lease_owner FROM eec_queue_item
+             WHERE id = :id AND lease_token = :token AND tenant = :tenant""";
     static final String RELEASE = "UPDATE eec_queue_item SET lease_token = NULL, lease_owner = NULL, available_at = :now"
             + " WHERE id = :id AND lease_token = :token";
     /** JDBC parameters: the ids (bigint[]), then the tokens (uuid[]). */
@@ -83,6 +86,28 @@ public class TaskLeases {
         Object[] row = (Object[]) rows.get(0);
         return java.util.Optional.of(new Taken((UUID) row[0], (String) row[1], ((Number) row[2]).intValue(), (String) row[3],
                 (String) row[4]));
+    }
+
+    /**
+     * The task this token holds now, of this tenant, read without taking it: what a report needs to know to be applied
+     * in a group commit, which takes the row itself (with the token) and so decides. Empty when the token holds nothing.
+     */
+    public java.util.Optional<Held> held(String tenant, long id, UUID leaseToken) {
+        List<?> rows = em.createNativeQuery(HELD)
+                .setParameter("id", id)
+                .setParameter("token", leaseToken)
+                .setParameter("tenant", tenant)
+                .getResultList();
+        if (rows.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        Object[] row = (Object[]) rows.get(0);
+        return java.util.Optional.of(new Held(new Taken((UUID) row[0], (String) row[1], ((Number) row[2]).intValue(),
+                (String) row[3], (String) row[4]), (String) row[5]));
+    }
+
+    /** A task leased now, and to whom ({@code lease_owner}: the claimer's tenant and worker id). */
+    public record Held(Taken task, String owner) {
     }
 
     /** Whether a task row of this id is the tenant's (the run's inbox answers for a task already reported). */

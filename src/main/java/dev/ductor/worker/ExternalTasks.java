@@ -13,6 +13,7 @@ import dev.ductor.queue.TaskClaim;
 import dev.ductor.queue.QueueSignal;
 import dev.ductor.queue.TaskLeases;
 import dev.ductor.queue.TierWeights;
+import dev.ductor.run.StepReport;
 import dev.ductor.run.RunQueries;
 import dev.ductor.workflow.model.Handlers;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -28,7 +29,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -75,6 +81,9 @@ public class ExternalTasks {
 
     @Inject
     TaskLeases leases;
+
+    @Inject
+    ExternalResults grouped;
 
     /** Set once this pod begins to stop: no claim is served any more. */
     private volatile boolean stopping;
@@ -166,9 +175,7 @@ public class ExternalTasks {
             handBack(claimed); // gone between the claim's check and its commit: nobody will run these
             return List.of();
         }
-        return claimed.stream().map(item -> new ClaimedTask(Long.toString(item.id()), item.runId(), item.nodeId(),
-                item.attempt(), item.handler(), item.payload() == null ? null : json.tree(item.payload()),
-                item.leaseToken(), item.leaseExpiresAt())).toList();
+        return claimed(claimed);
     }
 
     /** Hands back tasks leased to a client that is gone: claimable again at once, no attempt spent. */
@@ -227,12 +234,73 @@ public class ExternalTasks {
         return results.heartbeat(tenant, own(tenant, taskId, id), lease, config.worker().lease());
     }
 
+    /**
+     * Records a completion; returns the tasks leased to the worker with it, when {@code next} named the handlers it has
+     * a free slot for (its run's next step first): eager dispatch. Through the group commit ({@link ExternalResults})
+     * when it runs, else (and for a report fenced off there, to tell an identical repeat from a lost lease) through the
+     * run's inbox.
+     */
+    public List<ClaimedTask> complete(String tenant, String taskId, long id, UUID lease, JsonNode output, List<String> next) {
+        return report(tenant, taskId, id, lease, next, task -> StepReport.completed(id, lease, task.runId(), task.node(),
+                task.attempt(), task.tenant(), task.tier(), output), () -> results.complete(tenant, own(tenant, taskId, id), lease, output));
+    }
+
     public void complete(String tenant, String taskId, long id, UUID lease, JsonNode output) {
-        results.complete(tenant, own(tenant, taskId, id), lease, output);
+        complete(tenant, taskId, id, lease, output, List.of());
+    }
+
+    public List<ClaimedTask> fail(String tenant, String taskId, long id, UUID lease, String error, boolean retryable,
+                                  List<String> next) {
+        return report(tenant, taskId, id, lease, next, task -> StepReport.failed(id, lease, task.runId(), task.node(),
+                task.attempt(), task.tenant(), task.tier(), error, retryable),
+                () -> results.fail(tenant, own(tenant, taskId, id), lease, error, retryable));
     }
 
     public void fail(String tenant, String taskId, long id, UUID lease, String error, boolean retryable) {
-        results.fail(tenant, own(tenant, taskId, id), lease, error, retryable);
+        fail(tenant, taskId, id, lease, error, retryable, List.of());
+    }
+
+    private List<ClaimedTask> report(String tenant, String taskId, long id, UUID lease, List<String> next,
+                                     java.util.function.Function<TaskLeases.Taken, StepReport> report, Runnable plainPath) {
+        checkExternal(next == null ? List.of() : next, "next.handlers");
+        TaskLeases.Held held = results.held(tenant, id, lease).orElse(null);
+        // A stopping pod leases nothing more, not even eagerly.
+        Set<String> wanted = stopping || next == null ? Set.of() : Set.copyOf(next);
+        CompletableFuture<ExternalResults.Applied> answer = held == null ? null
+                : grouped.submit(report.apply(held.task()), held.owner(), wanted);
+        if (answer != null) {
+            ExternalResults.Applied applied;
+            try {
+                applied = answer.get(ExternalResults.waitMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw stopped();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof RuntimeException failed ? failed : new IllegalStateException(e.getCause());
+            } catch (TimeoutException slow) {
+                applied = null; // the plain path is safe: whichever takes the task row first decides
+            }
+            if (applied != null && !applied.fenced()) {
+                return claimed(applied.next());
+            }
+        }
+        plainPath.run(); // 200 for an identical repeat, 409 for a lost lease, 404 for another tenant's task
+        return List.of();
+    }
+
+    private static void checkExternal(List<String> handlers, String field) {
+        for (String handler : handlers) {
+            if (!Handlers.isExternal(handler)) {
+                throw new BadRequestException(field, field + " may only name external handlers, " + Handlers.EXTERNAL_PREFIX
+                        + "<name>: '" + handler + "' is not one");
+            }
+        }
+    }
+
+    private List<ClaimedTask> claimed(List<QueueItem> items) {
+        return items.stream().map(item -> new ClaimedTask(Long.toString(item.id()), item.runId(), item.nodeId(),
+                item.attempt(), item.handler(), item.payload() == null ? null : json.tree(item.payload()),
+                item.leaseToken(), item.leaseExpiresAt())).toList();
     }
 
     private long own(String tenant, String taskId, long id) {

@@ -96,6 +96,12 @@ public class TaskResults {
         return until;
     }
 
+    /** The task this token holds now, read without taking it (an external report about to be group-committed). */
+    @Transactional
+    public java.util.Optional<TaskLeases.Held> held(String tenant, long taskId, UUID leaseToken) {
+        return leases.held(tenant, taskId, leaseToken);
+    }
+
     /**
      * Hands a task back unfinished (its worker is draining): unleased and due now, for any worker, on the same attempt,
      * so none is spent; the old token no longer holds it, so a late report with it is refused. 409 when the token

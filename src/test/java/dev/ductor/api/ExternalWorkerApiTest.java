@@ -253,6 +253,47 @@ class ExternalWorkerApiTest {
                 .anyMatch(f -> f.getClassName().equals("dev.ductor.worker.ExternalTasks") && f.getMethodName().equals("claimOnce")));
     }
 
+    /**
+     * A worker that says it has a free slot ({@code next}) gets its run's next step with the answer to its completion,
+     * leased to it (eager dispatch): a chain runs to its end with one claim, each result applied once and recorded.
+     */
+    @Test
+    void aCompletionAskingForNextGetsTheRunsNextStepLeasedToTheSameWorker() throws Exception {
+        Api api = new Api(issuer);
+        String handler = "ext:chain-" + UUID.randomUUID();
+        String workflow = api.define("{\"nodes\":[{\"id\":\"a\",\"type\":\"task\",\"handler\":\"" + handler + "\"},"
+                + "{\"id\":\"b\",\"type\":\"task\",\"handler\":\"" + handler + "\",\"dependsOn\":[\"a\"]},"
+                + "{\"id\":\"c\",\"type\":\"task\",\"handler\":\"" + handler + "\",\"dependsOn\":[\"b\"]}]}");
+        String runId = api.start(workflow);
+        Map<String, Object> task = claimOne(api, handler);
+        for (String node : List.of("b", "c")) {
+            JsonPath answer = api.as("worker").body("{\"leaseToken\":\"" + task.get("leaseToken") + "\",\"output\":{\"done\":\""
+                            + task.get("node") + "\"},\"next\":{\"handlers\":[\"" + handler + "\"]}}")
+                    .post("/api/v1/tasks/{id}/complete", task.get("taskId")).then().statusCode(200).extract().jsonPath();
+            assertTrue(answer.getBoolean("recorded"));
+            List<Map<String, Object>> next = answer.getList("next");
+            assertEquals(1, next.size(), "the run's next step came with the answer: " + answer.prettify());
+            task = next.get(0);
+            assertEquals(runId, task.get("runId"));
+            assertEquals(node, task.get("node"));
+            assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE id = ?1 AND lease_token = CAST(?2 AS uuid)"
+                    + " AND lease_owner LIKE '%/w1'", Long.parseLong((String) task.get("taskId")), task.get("leaseToken")),
+                    "leased to the worker that asked");
+        }
+        String last = "{\"leaseToken\":\"" + task.get("leaseToken") + "\",\"output\":{\"done\":\"c\"},\"next\":{\"handlers\":[\""
+                + handler + "\"]}}";
+        JsonPath end = api.as("worker").body(last).post("/api/v1/tasks/{id}/complete", task.get("taskId"))
+                .then().statusCode(200).extract().jsonPath();
+        assertEquals(List.of(), end.getList("next"), "nothing follows the last step");
+        api.as("worker").body(last).post("/api/v1/tasks/{id}/complete", task.get("taskId")).then().statusCode(200);
+        assertEquals("SUCCEEDED", api.awaitStatus(runId, "SUCCEEDED"));
+        assertEquals("b", api.run(runId).jsonPath().getString("nodes.c.output.done").replace("c", "b"));
+        assertEquals(3, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND kind = 'TASK_RESULT'"
+                + " AND consumed_at IS NOT NULL", UUID.fromString(runId)), "each result recorded once, applied");
+        Api.problem(api.as("worker").body("{\"leaseToken\":\"" + UUID.randomUUID() + "\",\"next\":{\"handlers\":[\"echo\"]}}")
+                .post("/api/v1/tasks/{id}/complete", task.get("taskId")), 400);
+    }
+
     @Test
     void anotherTenantsWorkerNeverSeesTheTask() {
         Api owner = new Api(issuer);

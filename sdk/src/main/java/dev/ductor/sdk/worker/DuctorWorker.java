@@ -373,7 +373,47 @@ public final class DuctorWorker implements AutoCloseable {
         }
     }
 
-    private void run(Execution execution) {
+    /**
+     * Runs the task, reports it, and runs on this thread, in this slot, the task the server leased with the report's
+     * answer (its run's next step, when it had one for this worker's handlers); more than one (not expected) each
+     * take a free slot or go back.
+     */
+    private void run(Execution first) {
+        Execution current = first;
+        while (current != null) {
+            List<ClaimedTask> next = runOne(current);
+            Execution following = null;
+            for (ClaimedTask task : next) {
+                claimed.incrementAndGet();
+                metrics.claimed(task.handler());
+                if (state != State.RUNNING) {
+                    handBack(task);
+                } else if (following == null) {
+                    following = adopt(task); // this slot is its, before the finished one leaves it
+                } else if (slots.tryAcquire()) {
+                    launch(task);
+                } else {
+                    handBack(task);
+                }
+            }
+            finish(current, following != null);
+            current = following;
+        }
+    }
+
+    private Execution adopt(ClaimedTask task) {
+        Execution execution = new Execution(task);
+        inFlight.add(execution);
+        scheduleHeartbeat(execution, task.leaseExpiresAt());
+        return execution;
+    }
+
+    /** The next tasks' handlers a report asks for: this worker's, while it runs and claims from no particular pool. */
+    private List<String> nextWanted() {
+        return state == State.RUNNING && pool == null ? handlerNames : List.of();
+    }
+
+    private List<ClaimedTask> runOne(Execution execution) {
         ClaimedTask task = execution.task;
         Registration registration = handlers.get(task.handler());
         execution.thread = Thread.currentThread();
@@ -408,12 +448,12 @@ public final class DuctorWorker implements AutoCloseable {
             if (execution.cancelled) {
                 metrics.handlerFinished(handler, "cancelled", System.nanoTime() - started);
                 LOG.info("result of task {} discarded: {}", task.taskId(), execution.cancelReason);
-                return;
+                return List.of();
             }
             metrics.handlerFinished(handler, failure == null ? "success" : "failure", System.nanoTime() - started);
             if (failure == null) {
                 JsonNode json = output == null ? null : mapper.valueToTree(output);
-                report(execution, () -> tasks.complete(task.taskId(), task.leaseToken(), json), () -> {
+                return report(execution, () -> tasks.complete(task.taskId(), task.leaseToken(), json, nextWanted()), () -> {
                     completed.incrementAndGet();
                     metrics.completed(handler);
                 });
@@ -421,7 +461,7 @@ public final class DuctorWorker implements AutoCloseable {
                 boolean retry = retryable.test(failure);
                 String error = describe(failure);
                 LOG.info("task {} failed ({}retryable): {}", task.taskId(), retry ? "" : "not ", error);
-                report(execution, () -> tasks.fail(task.taskId(), task.leaseToken(), error, retry), () -> {
+                return report(execution, () -> tasks.fail(task.taskId(), task.leaseToken(), error, retry, nextWanted()), () -> {
                     failed.incrementAndGet();
                     metrics.failed(handler, retry);
                 });
@@ -431,40 +471,42 @@ public final class DuctorWorker implements AutoCloseable {
             MDC.remove("ductor.node");
             MDC.remove("ductor.attempt");
             MDC.remove("ductor.taskId");
-            finish(execution);
         }
     }
 
-    /** Sends a report, again on transient errors within the report timeout; a 409 means the lease was lost meanwhile. */
-    private void report(Execution execution, Runnable send, Runnable recorded) {
+    /**
+     * Sends a report, again on transient errors within the report timeout; a 409 means the lease was lost meanwhile.
+     * Returns the tasks the server leased to this worker with it.
+     */
+    private List<ClaimedTask> report(Execution execution, java.util.function.Supplier<List<ClaimedTask>> send, Runnable recorded) {
         long deadline = System.nanoTime() + reportTimeout.toNanos();
         for (int attempt = 1; ; attempt++) {
             if (execution.cancelled) {
                 LOG.info("result of task {} discarded: {}", execution.task.taskId(), execution.cancelReason);
-                return;
+                return List.of();
             }
             try {
-                send.run();
+                List<ClaimedTask> next = send.get();
                 recorded.run();
-                return;
+                return next;
             } catch (ConflictException lost) {
                 leaseLost(execution, lost);
-                return;
+                return List.of();
             } catch (NotFoundException gone) {
                 leaseLost(execution, gone); // reaped and its result consumed meanwhile
-                return;
+                return List.of();
             } catch (DuctorException e) {
                 if (!e.isTransient() || System.nanoTime() > deadline || state == State.STOPPED) {
                     LOG.error("could not report task {} ({}): the lease will run out and the server retries it",
                             execution.task.taskId(), e.getMessage());
-                    return;
+                    return List.of();
                 }
                 Duration delay = backoff(attempt, e);
                 LOG.warn("reporting task {} failed ({}), trying again in {} ms", execution.task.taskId(), e.getMessage(), delay.toMillis());
                 try {
                     Thread.sleep(delay.toMillis());
                 } catch (InterruptedException interrupted) {
-                    return;
+                    return List.of();
                 }
             }
         }
@@ -481,12 +523,17 @@ public final class DuctorWorker implements AutoCloseable {
     }
 
     private void finish(Execution execution) {
+        finish(execution, false);
+    }
+
+    /** The task is done here; its slot is freed unless {@code slotTaken} (a task leased with its report runs in it). */
+    private void finish(Execution execution, boolean slotTaken) {
         ScheduledFuture<?> beat = execution.heartbeat;
         if (beat != null) {
             beat.cancel(false);
         }
         execution.done = true;
-        if (inFlight.remove(execution)) {
+        if (inFlight.remove(execution) && !slotTaken) {
             slots.release();
         }
         synchronized (inFlight) {
