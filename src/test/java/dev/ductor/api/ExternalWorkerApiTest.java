@@ -294,6 +294,40 @@ class ExternalWorkerApiTest {
                 .post("/api/v1/tasks/{id}/complete", task.get("taskId")), 400);
     }
 
+    /**
+     * Under a backlog, work that has started finishes first: 20 runs of a three-step chain started at once, one worker
+     * slot that claims one task and reports with {@code next}. Each run's next step comes with the answer, so the runs
+     * finish one after the other in the order they started. Claiming alone took the oldest task each time: every first
+     * step before any second one, and no run finished before nearly all had begun.
+     */
+    @Test
+    void underABacklogRunsFinishInTheOrderTheyStarted() throws Exception {
+        Api api = new Api(issuer);
+        String handler = "ext:backlog-" + UUID.randomUUID();
+        String workflow = api.define("{\"nodes\":[{\"id\":\"a\",\"type\":\"task\",\"handler\":\"" + handler + "\"},"
+                + "{\"id\":\"b\",\"type\":\"task\",\"handler\":\"" + handler + "\",\"dependsOn\":[\"a\"]},"
+                + "{\"id\":\"c\",\"type\":\"task\",\"handler\":\"" + handler + "\",\"dependsOn\":[\"b\"]}]}");
+        List<String> started = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            started.add(api.start(workflow));
+        }
+        List<String> finished = new java.util.ArrayList<>();
+        for (int claims = 0; finished.size() < started.size() && claims < 100; claims++) {
+            Map<String, Object> task = claimOne(api, handler);
+            while (task != null) {
+                List<Map<String, Object>> next = api.as("worker").body("{\"leaseToken\":\"" + task.get("leaseToken")
+                                + "\",\"output\":{},\"next\":{\"handlers\":[\"" + handler + "\"]}}")
+                        .post("/api/v1/tasks/{id}/complete", task.get("taskId")).then().statusCode(200).extract()
+                        .jsonPath().getList("next");
+                if ("c".equals(task.get("node"))) {
+                    finished.add((String) task.get("runId"));
+                }
+                task = next.isEmpty() ? null : next.get(0);
+            }
+        }
+        assertEquals(started, finished, "the runs finished in the order they started");
+    }
+
     @Test
     void anotherTenantsWorkerNeverSeesTheTask() {
         Api owner = new Api(issuer);
