@@ -25,6 +25,7 @@ public class TaskLeases {
 
     @Inject EntityManager em;
     @Inject IndexLookups indexLookups;
+    @Inject io.agroal.api.AgroalDataSource dataSource;
 
     /** A task taken by its report: what the run needs to know of it. */
     public record Taken(UUID runId, String node, int attempt, String tenant, String tier) {
@@ -91,19 +92,26 @@ public class TaskLeases {
     /**
      * The task this token holds now, of this tenant, read without taking it: what a report needs to know to be applied
      * in a group commit, which takes the row itself (with the token) and so decides. Empty when the token holds nothing.
+     * One self-committing statement outside any transaction: a JTA transaction around this read cost a begin and a
+     * commit on every external step. Plain JDBC ({@code ?} for the named parameters of {@link #HELD}, in their order).
      */
     public java.util.Optional<Held> held(String tenant, long id, UUID leaseToken) {
-        List<?> rows = em.createNativeQuery(HELD)
-                .setParameter("id", id)
-                .setParameter("token", leaseToken)
-                .setParameter("tenant", tenant)
-                .getResultList();
-        if (rows.isEmpty()) {
-            return java.util.Optional.empty();
+        try (java.sql.Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(HELD.replace(":id", "?").replace(":token", "?")
+                     .replace(":tenant", "?"))) {
+            select.setLong(1, id);
+            select.setObject(2, leaseToken);
+            select.setString(3, tenant);
+            try (ResultSet rs = select.executeQuery()) {
+                if (!rs.next()) {
+                    return java.util.Optional.empty();
+                }
+                return java.util.Optional.of(new Held(new Taken(rs.getObject(1, UUID.class), rs.getString(2), rs.getInt(3),
+                        rs.getString(4), rs.getString(5)), rs.getString(6)));
+            }
+        } catch (java.sql.SQLException e) {
+            throw new jakarta.persistence.PersistenceException(e);
         }
-        Object[] row = (Object[]) rows.get(0);
-        return java.util.Optional.of(new Held(new Taken((UUID) row[0], (String) row[1], ((Number) row[2]).intValue(),
-                (String) row[3], (String) row[4]), (String) row[5]));
     }
 
     /** A task leased now, and to whom ({@code lease_owner}: the claimer's tenant and worker id). */

@@ -96,8 +96,10 @@ public class TaskResults {
         return until;
     }
 
-    /** The task this token holds now, read without taking it (an external report about to be group-committed). */
-    @Transactional
+    /**
+     * The task this token holds now, read without taking it (an external report about to be group-committed): one
+     * self-committing read, no transaction.
+     */
     public java.util.Optional<TaskLeases.Held> held(String tenant, long taskId, UUID leaseToken) {
         return leases.held(tenant, taskId, leaseToken);
     }
