@@ -2,13 +2,16 @@
 # chain3: end-to-end runs/s of Ductor (the packaged jar, prod mode, over HTTP, on a durable PostgreSQL) against a
 # plain-JDBC reference service doing the same work on the same PostgreSQL with the same budget, measured by the
 # same driver. Workload: a workflow of three sequential noop tasks. See docs/benchmarks.md, section `chain3`.
-# Called by bench/run.sh chain3 [--pods N].
+# Called by bench/run.sh chain3 [--pods N], and with --sdk by bench/run.sh chain3-sdk (bench/chain3-sdk.sh).
 #
 # One invocation: fresh PostgreSQL (or BENCH_JDBC_URL) -> reference started and warmed up, then paused -> Ductor
 # pod(s) started and warmed up, then paused -> BENCH_ROUNDS rounds, each measuring N runs of either side while the
 # other is paused, in the order ref-Ductor, Ductor-ref, ... -> stop everything. The ratio is the median of the
 # rounds' ratios. Progress goes to stderr; stdout carries only the figures, one key=value per line, the last being
 #   runs_per_s=<n> ref_runs_per_s=<m> ratio=<n/m> p50_ms=<a> p99_ms=<b> start_per_s=<s> rss_mb=<r>
+# or, with --sdk (a third side: the same chain of ext: steps run by a Java SDK worker JVM),
+#   runs_per_s=<sdk> inproc_runs_per_s=<i> ref_runs_per_s=<m> sdk_vs_inproc=<sdk/i> ratio=<sdk/m> p50_ms=<a> p99_ms=<b>
+#   server_cpu_ms_per_step=<c>
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -32,6 +35,14 @@ divided by the driver's CPU in its phase.
 options:
   --pods N   Ductor JVMs (1..9) on the one database, each on its own port; the first migrates; starts are spread
              round-robin over them (the reference is always one process)
+  --sdk      chain3-sdk: a third side, "sdk": workflow chain3-sdk (ext:s1 -> ext:s2 -> ext:s3) on the same pod(s),
+             its steps run by one separate worker JVM built on the Java SDK (bench/sdk/SdkWorker.java, DuctorWorker,
+             BENCH_WORKER_CONCURRENCY slots, default 8, handlers answering {} at once) over HTTP; the in-process
+             side ("inproc") is chain3 as without --sdk. The sides rotate in each round (ref, inproc, sdk, then the
+             reverse), each measured while the others are stopped (the worker JVM with its side). Ratios are the
+             rounds' medians: sdk_vs_inproc (sdk over in-process), ratio (sdk over the reference),
+             inproc_ratio (in-process over the reference); server_cpu_ms_per_step is the pods' CPU per sdk step
+             (inproc_server_cpu_ms_per_step the same for in-process steps), worker_cpu_ms_per_step the worker JVM's
   -h, --help this text
 
 environment (all optional):
@@ -93,8 +104,10 @@ EOF
 }
 
 pods=1
+sdk=0
 while [ $# -gt 0 ]; do
     case $1 in
+        --sdk) sdk=1; shift ;;
         --pods)
             [ $# -ge 2 ] || { echo "--pods needs a number" >&2; exit 2; }
             pods=$2
@@ -124,7 +137,11 @@ ref_db=${BENCH_REF_DB:-ref}
 read -r -a jvm_opts <<<"${BENCH_JVM_OPTS--XX:MaxRAM=768m -XX:MaxRAMPercentage=75 -XX:+UseSerialGC}"
 read -r -a ref_jvm_opts <<<"${BENCH_REF_JVM_OPTS-${jvm_opts[*]}}"
 read -r -a driver_jvm_opts <<<"${BENCH_DRIVER_JVM_OPTS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
-case $only in '' | ductor | ref) ;; *) echo "BENCH_ONLY must be ductor or ref" >&2; exit 2 ;; esac
+read -r -a worker_jvm_opts <<<"${BENCH_WORKER_JVM_OPTS-${jvm_opts[*]}}"
+worker_concurrency=${BENCH_WORKER_CONCURRENCY:-8}
+[[ $worker_concurrency =~ ^[1-9][0-9]*$ ]] || { echo "BENCH_WORKER_CONCURRENCY must be a whole number > 0" >&2; exit 2; }
+case $only in '' | ductor | ref | sdk) ;; *) echo "BENCH_ONLY must be ductor, ref or sdk" >&2; exit 2 ;; esac
+[ "$only" != sdk ] || [ "$sdk" = 1 ] || { echo "BENCH_ONLY=sdk needs --sdk" >&2; exit 2; }
 for n in "$runs" "$warmup" "$warmup_min_s" "$timeout_s" "$starters" "$ready_timeout" "$rounds"; do
     [[ $n =~ ^[0-9]+$ ]] || { echo "BENCH_RUNS, BENCH_WARMUP, BENCH_TIMEOUT_S, BENCH_STARTERS," \
         "BENCH_READY_TIMEOUT_S and BENCH_ROUNDS must be whole numbers" >&2; exit 2; }
@@ -134,25 +151,44 @@ done
 
 mkdir -p "$out_dir"
 # what an earlier invocation left would read as this one's
-rm -f "$out_dir"/chain3.properties "$out_dir"/chain3-pod*.log "$out_dir"/chain3-pod*.jfr "$out_dir"/chain3-*pgss.txt \
+stem=$([ "$sdk" = 1 ] && echo chain3-sdk || echo chain3) # the figures' and PostgreSQL log's file names
+rm -f "$out_dir"/chain3-sdk.properties "$out_dir"/chain3-sdk-worker.log "$out_dir"/chain3.properties "$out_dir"/chain3-pod*.log "$out_dir"/chain3-pod*.jfr "$out_dir"/chain3-*pgss.txt \
     "$out_dir"/chain3-*activity.txt "$out_dir"/chain3-ref.log "$out_dir"/chain3-postgres.log
 started=$SECONDS
 clk_tck=$(getconf CLK_TCK)
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null | tr ' ' '/'; } # the host's load: 1, 5 and 15 min averages
 log() { echo "$*" >&2; }
 
 # ---- figures: filled as the phases end, printed (and written) by the exit trap, whatever happened -------------
 
 declare -A fig=()
 last_keys=(runs_per_s ref_runs_per_s ratio p50_ms p99_ms start_per_s rss_mb)
+[ "$sdk" = 0 ] || last_keys=(runs_per_s inproc_runs_per_s ref_runs_per_s sdk_vs_inproc ratio p50_ms p99_ms server_cpu_ms_per_step)
 extra_keys=(ref_p50_ms ref_p99_ms ref_start_per_s ref_rss_mb pods runs warmup
     ref_completed ref_failed ref_measured_s ref_cpu_s ref_pg_cpu_s ref_jit_cpu_s ref_cpu_ms_per_run ref_driver_cpu_s
     ref_host_busy_cpu_s ref_host_steal_cpu_s
     ductor_completed ductor_failed ductor_measured_s ductor_jvm_cpu_s ductor_pg_cpu_s ductor_jit_cpu_s ductor_cpu_ms_per_run
     ductor_driver_cpu_s ductor_host_busy_cpu_s ductor_host_steal_cpu_s ductor_max_ms ref_max_ms ductor_commit)
 sides=()
-[ "$only" = ductor ] || sides+=(ref)
-[ "$only" = ref ] || sides+=(ductor)
+if [ -n "$only" ]; then
+    sides=("$only")
+else
+    sides=(ref ductor)
+    [ "$sdk" = 0 ] || sides+=(sdk)
+fi
+has_side() { case " ${sides[*]} " in *" $1 "*) return 0 ;; esac; return 1; }
+# what a side's headline figures are called: without --sdk Ductor's are the bare names; with it the sdk side's are
+# and the in-process side's carry inproc_
+head_pre() {
+    case $sdk:$1 in
+        *:ref) echo ref_ ;;
+        0:ductor | 1:sdk) echo "" ;;
+        1:ductor) echo inproc_ ;;
+    esac
+}
+cpu_pre() { case $1 in ref) echo ref_ ;; sdk) echo sdk_ ;; *) echo ductor_ ;; esac; }
 fig[pods]=$pods
+fig[load_start]=$(loadavg)
 fig[rounds]=$rounds
 fig[runs]=$runs
 fig[warmup]=$warmup
@@ -165,9 +201,9 @@ absorb() {
         [ -n "$key" ] || continue
         case $side:$key in
             *:runs) continue ;;
-            ductor:runs_per_s | ductor:p50_ms | ductor:p99_ms | ductor:start_per_s | ductor:rss_mb) name=$key ;;
+            *:runs_per_s | *:p50_ms | *:p99_ms | *:start_per_s | *:rss_mb) name=$(head_pre "$side")$key ;;
             ref:jvm_cpu_s) name=ref_cpu_s ;;
-            *) name=${side}_$key ;;
+            *) name=$(cpu_pre "$side")$key ;;
         esac
         fig[$name]=$value
     done <"$file"
@@ -180,7 +216,8 @@ report() {
             'BEGIN { if (b > 0) printf "%.2f", a / b; else print "NA" }')
     fi
     fig[elapsed_s]=$((SECONDS - started))
-    local props=$out_dir/chain3.properties
+    fig[load_end]=$(loadavg)
+    local props=$out_dir/$stem.properties
     : >"$props"
     for key in "${extra_keys[@]}"; do
         [ -n "${fig[$key]:-}" ] || continue
@@ -222,12 +259,26 @@ median() { grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0
 sum() { grep -E '^[0-9.]+$' | awk '{ s += $1; n++ } END { if (n) printf "%.1f\n", s; else print "NA" }'; }
 max() { grep -E '^[0-9.]+$' | sort -g | tail -n 1 | grep . || echo NA; }
 
+# div3 <cpu s> <runs>: ms of CPU per step of a three-step run
+div3() {
+    awk -v c="$1" -v n="$2" 'BEGIN { if (c ~ /^[0-9.]+$/ && n ~ /^[0-9]+$/ && n > 0) printf "%.2f", c * 1000 / (3 * n); else print "NA" }'
+}
+
+# round_ratios <side a> <side b>: each round's runs/s of a over b's, one a line
+round_ratios() {
+    local r
+    for ((r = 1; r <= rounds; r++)); do
+        echo "$(round_value "$1" "$r" runs_per_s) $(round_value "$2" "$r" runs_per_s)" \
+            | awk '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $2 > 0 { printf "%.2f\n", $1 / $2; exit } { print "NA" }'
+    done
+}
+
 aggregate() {
     local side pre cpu_pre jvm r key ratios cost
     [ ${#sides[@]} -gt 0 ] || return 0
     for side in "${sides[@]}"; do
-        pre=$([ "$side" = ref ] && echo "ref_" || echo "")
-        cpu_pre=$([ "$side" = ref ] && echo "ref_" || echo "ductor_")
+        pre=$(head_pre "$side")
+        cpu_pre=$(cpu_pre "$side")
         fig[${pre}runs_per_s]=$(round_values "$side" runs_per_s | median)
         fig[${pre}p50_ms]=$(round_values "$side" p50_ms | median)
         fig[${pre}p99_ms]=$(round_values "$side" p99_ms | median)
@@ -242,11 +293,23 @@ aggregate() {
             fig[${cpu_pre}$key]=$(round_values "$side" "$key" | sum)
         done
         jvm=$(round_values "$side" jvm_cpu_s | sum)
-        if [ "$side" = ref ]; then fig[ref_cpu_s]=$jvm; else fig[ductor_jvm_cpu_s]=$jvm; fi
+        if [ "$side" = ref ]; then fig[ref_cpu_s]=$jvm; else fig[${cpu_pre}jvm_cpu_s]=$jvm; fi
         fig[${cpu_pre}cpu_ms_per_run]=$(awk -v j="$jvm" -v p="${fig[${cpu_pre}pg_cpu_s]}" -v n="${fig[${cpu_pre}completed]}" \
             'BEGIN { if (j ~ /^[0-9.]+$/ && p ~ /^[0-9.]+$/ && n > 0) printf "%.2f", (j + p) * 1000 / n; else print "NA" }')
     done
-    if [ ${#sides[@]} = 2 ]; then
+    if [ "$sdk" = 1 ]; then
+        # per step: three steps a run; the server's (the pods') CPU, and the worker JVM's for the sdk side
+        fig[server_cpu_ms_per_step]=$(div3 "${fig[sdk_jvm_cpu_s]:-NA}" "${fig[sdk_completed]:-NA}")
+        fig[inproc_server_cpu_ms_per_step]=$(div3 "${fig[ductor_jvm_cpu_s]:-NA}" "${fig[ductor_completed]:-NA}")
+        fig[worker_cpu_s]=$(round_values sdk worker_cpu_s | sum)
+        fig[worker_cpu_ms_per_step]=$(div3 "${fig[worker_cpu_s]:-NA}" "${fig[sdk_completed]:-NA}")
+        fig[sdk_vs_inproc_rounds]=$(round_ratios sdk ductor | paste -sd,)
+        fig[sdk_vs_inproc]=$(round_ratios sdk ductor | median)
+        fig[ratio_rounds]=$(round_ratios sdk ref | paste -sd,)
+        fig[ratio]=$(round_ratios sdk ref | median)
+        fig[inproc_ratio_rounds]=$(round_ratios ductor ref | paste -sd,)
+        fig[inproc_ratio]=$(round_ratios ductor ref | median)
+    elif [ ${#sides[@]} = 2 ]; then
         # each round's ratio, and its CPU a run over the reference's with each divided by the driver's CPU in its own
         # phase: the driver does the same work in both, so that gauges how fast the host was in each
         ratios=() cost=()
@@ -273,6 +336,7 @@ aggregate() {
 
 child=""     # the foreground helper being waited for (build, a Java tool, the driver)
 ref_pid=""
+worker_pid="" # the SDK worker JVM (--sdk)
 prof_pid=""
 pod_pids=()
 pod_ports=()
@@ -325,12 +389,16 @@ signal_side() {
     if [ "$side" = ref ]; then
         [ -z "$ref_pid" ] || kill "-$sig" -- "-$ref_pid" 2>/dev/null || true
     else
+        # the sdk side is the pods and the worker JVM; the in-process side the pods alone (the worker stays stopped)
         for pid in "${pod_pids[@]}"; do
             kill "-$sig" -- "-$pid" 2>/dev/null || true
         done
+        if [ "$side" = sdk ] && [ -n "$worker_pid" ]; then
+            kill "-$sig" -- "-$worker_pid" 2>/dev/null || true
+        fi
     fi
 }
-pause() { [ -n "$only" ] || signal_side STOP "$1"; }
+pause() { [ ${#sides[@]} -lt 2 ] || signal_side STOP "$1"; }
 resume() { signal_side CONT "$1"; }
 
 stop_pg() {
@@ -343,7 +411,7 @@ stop_pg() {
             kill -KILL "$pg_pid" 2>/dev/null || true
         fi
     fi
-    [ -f "$pgdir/postgres.log" ] && cp "$pgdir/postgres.log" "$out_dir/chain3-postgres.log"
+    [ -f "$pgdir/postgres.log" ] && cp "$pgdir/postgres.log" "$out_dir/$stem-postgres.log"
     rm -rf "$pgdir"
     pgdir=""
 }
@@ -355,8 +423,10 @@ on_exit() {
     [ -n "$child" ] && stop_pid "$child" "helper" 10
     resume ref
     resume ductor
+    resume sdk
     stop_pid "$prof_pid" "profiler" 5
     stop_pid "$ref_pid" "reference" 15
+    stop_pid "$worker_pid" "SDK worker" 20
     stop_pods
     stop_pg
     aggregate
@@ -431,6 +501,25 @@ jdbc_jar=$(ls "$(dirname "$jar")"/lib/main/org.postgresql.postgresql-*.jar 2>/de
 [ -n "$jdbc_jar" ] || { log "no org.postgresql.postgresql-*.jar in $(dirname "$jar")/lib/main"; exit 1; }
 # the commit the jar's repository is at (-dirty: uncommitted changes there, which the jar may or may not contain)
 fig[ductor_commit]=$(git -C "$(dirname "$jar")" describe --always --dirty --abbrev=7 2>/dev/null || echo NA)
+
+# ---- --sdk: the SDK of this repository (sdk/target, packaged when missing) and its runtime classpath ----------------
+
+if [ "$sdk" = 1 ] && [ -z "${SDK_CLASSPATH:-}" ]; then
+    sdk_jar=$(ls "$root"/sdk/target/ductor-sdk-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -n 1 || true)
+    if [ -z "$sdk_jar" ] || [ -n "$(find "$root/sdk/src/main" -newer "$sdk_jar" -type f | head -n 1)" ]; then
+        [ "${BENCH_SKIP_BUILD:-0}" != 1 ] || { log "no current SDK jar in sdk/target (BENCH_SKIP_BUILD=1)"; exit 1; }
+        log "phase=sdk-build log=$out_dir/chain3-sdk-build.log"
+        run_child bash -c 'cd "$1" && ./mvnw -B -q -f sdk/pom.xml package -DskipTests' build "$root" \
+            >"$out_dir/chain3-sdk-build.log" 2>&1 \
+            || { log "SDK build failed; see $out_dir/chain3-sdk-build.log"; tail -n 40 "$out_dir/chain3-sdk-build.log" >&2; exit 1; }
+        sdk_jar=$(ls "$root"/sdk/target/ductor-sdk-*.jar | grep -v -e sources -e javadoc | head -n 1)
+    fi
+    # compile + runtime scope: Jackson, SLF4J's API (no binding: the SDK's own logging is silenced) and Micrometer
+    run_child bash -c 'cd "$1" && ./mvnw -B -q -f sdk/pom.xml dependency:build-classpath -DincludeScope=runtime \
+        -Dmdep.outputFile="$2"' classpath "$root" "$work/sdk.classpath" >>"$out_dir/chain3-sdk-build.log" 2>&1 \
+        || { log "could not resolve the SDK's classpath; see $out_dir/chain3-sdk-build.log"; exit 1; }
+    SDK_CLASSPATH=$sdk_jar:$(cat "$work/sdk.classpath")
+fi
 
 # ---- PostgreSQL --------------------------------------------------------------------------------------------------
 
@@ -510,6 +599,16 @@ run_child timeout 180 "$java" -cp "$jdbc_jar" bench/chain3/PgSetup.java "$admin_
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$work/private.pem" 2>/dev/null
 openssl pkey -in "$work/private.pem" -pubout -out "$work/public.pem" 2>/dev/null
 run_child timeout 120 "$java" bench/chain3/MintTokens.java "$work/private.pem" "$work" ductor-bench bench 7200
+# --sdk: a worker token of the same tenant (MintTokens mints admin and client): RS256 with the claims MintTokens
+# writes, role "worker", signed with openssl
+b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+if [ "$sdk" = 1 ]; then
+    now=$(date +%s)
+    input=$(printf '%s' '{"alg":"RS256","typ":"JWT"}' | b64url).$(printf '{"iss":"ductor-bench","sub":"bench-worker","upn":"bench-worker","groups":["worker"],"tenant":"bench","iat":%d,"exp":%d}' \
+        "$now" $((now + 7200)) | b64url)
+    printf '%s.%s' "$input" "$(printf '%s' "$input" | openssl dgst -sha256 -sign "$work/private.pem" -binary | b64url)" \
+        >"$work/worker.jwt"
+fi
 
 # ---- the driver, and the profiler beside it ----------------------------------------------------------------------
 
@@ -522,6 +621,7 @@ ductor_poll_sql="SELECT run_id::text, status, (extract(epoch FROM updated_at) * 
 ref_poll_sql="SELECT id::text, status, (extract(epoch FROM updated_at) * 1000000)::bigint
   FROM ref_run WHERE id = ANY(CAST(? AS uuid[])) AND status <> 'RUNNING'"
 workflow='{"name":"chain3","nodes":[{"id":"a","type":"task","handler":"noop"},{"id":"b","type":"task","handler":"noop","dependsOn":["a"]},{"id":"c","type":"task","handler":"noop","dependsOn":["b"]}]}'
+sdk_workflow='{"name":"chain3-sdk","nodes":[{"id":"a","type":"task","handler":"ext:s1"},{"id":"b","type":"task","handler":"ext:s2","dependsOn":["a"]},{"id":"c","type":"task","handler":"ext:s3","dependsOn":["b"]}]}'
 
 # start_profiler <side> <jdbc url>: only with BENCH_PROFILE=1; the driver brackets its measured phase via the file
 start_profiler() {
@@ -555,8 +655,8 @@ drive() {
     shift 5
     sql=$([ "$side" = ref ] && echo "$ref_poll_sql" || echo "$ductor_poll_sql")
     url=$([ "$side" = ref ] && echo "$ref_url" || echo "$ductor_url")
-    urls=$([ "$side" = ref ] && echo "$ref_urls" || echo "$ductor_urls")
-    pids=$([ "$side" = ref ] && echo "$ref_pid" || echo "$ductor_pids")
+    case $side in ref) urls=$ref_urls ;; sdk) urls=$sdk_urls ;; *) urls=$ductor_urls ;; esac
+    pids=$([ "$side" = ref ] && echo "$ref_pid" || echo "$ductor_pids") # the server's CPU: the pods' (not the worker's)
     run_child "$java" "${driver_jvm_opts[@]}" -cp "$jdbc_jar" bench/chain3/Driver.java --label "$side" --start-urls "$urls" \
         --client-token "$work/client.jwt" --jdbc-url "$url" --db-user "$db_user" --db-password "$db_password" \
         --poll-sql "$sql" --out "$out" --runs "$n" --warmup "$warm" --starters "$starters" \
@@ -573,11 +673,12 @@ checked() {
 final_rc=0
 ref_urls=""
 ductor_urls=""
+sdk_urls=""
 ductor_pids=""
 
 # ---- the reference: started and warmed up ------------------------------------------------------------------------
 
-if [ "$only" != ductor ]; then
+if has_side ref; then
     free_port
     ref_port=$REPLY
     ref_log=$out_dir/chain3-ref.log
@@ -616,7 +717,7 @@ start_pod() {
     pod_ports+=("$port")
 }
 
-if [ "$only" != ref ]; then
+if has_side ductor || has_side sdk; then
     start_pod 1 true # the first migrates; the others start on the migrated schema, as pods do
     wait_http "http://127.0.0.1:${pod_ports[0]}/q/health/ready" "${pod_pids[0]}" "$out_dir/chain3-pod1.log" \
         "Ductor pod 1" || exit 1
@@ -630,14 +731,41 @@ if [ "$only" != ref ]; then
     for port in "${pod_ports[@]}"; do
         ductor_urls="$ductor_urls${ductor_urls:+,}http://127.0.0.1:$port/api/v1/workflows/chain3/runs"
     done
+    for port in "${pod_ports[@]}"; do
+        sdk_urls="$sdk_urls${sdk_urls:+,}http://127.0.0.1:$port/api/v1/workflows/chain3-sdk/runs"
+    done
     ductor_pids=$(IFS=,; echo "${pod_pids[*]}")
-    rc=0
-    drive ductor "$work/ductor.warmup.out" 0 "$warmup" "$warmup_min_s" \
-        --register-url "http://127.0.0.1:${pod_ports[0]}/api/v1/workflows/chain3" \
-        --admin-token "$work/admin.jwt" --register-body "$workflow" || rc=$?
-    absorb "$work/ductor.warmup.out" ductor
-    checked "$rc"
-    [ "$rc" -eq 0 ] || exit 1
+    if has_side ductor; then
+        rc=0
+        drive ductor "$work/ductor.warmup.out" 0 "$warmup" "$warmup_min_s" \
+            --register-url "http://127.0.0.1:${pod_ports[0]}/api/v1/workflows/chain3" \
+            --admin-token "$work/admin.jwt" --register-body "$workflow" || rc=$?
+        absorb "$work/ductor.warmup.out" ductor
+        checked "$rc"
+        [ "$rc" -eq 0 ] || exit 1
+    fi
+    if has_side sdk; then
+        # one worker JVM, polling the first pod (a worker deployment has its own address for the service)
+        worker_log=$out_dir/chain3-sdk-worker.log
+        log "phase=worker-start concurrency=$worker_concurrency log=$worker_log"
+        setsid "$java" "${worker_jvm_opts[@]}" -cp "$SDK_CLASSPATH" bench/sdk/SdkWorker.java \
+            "http://127.0.0.1:${pod_ports[0]}" "$work/worker.jwt" "$worker_concurrency" >"$worker_log" 2>&1 &
+        worker_pid=$!
+        for ((i = 0; i < ready_timeout * 5; i++)); do # start() returns once the server answered its first claim
+            grep -q ' started: ' "$worker_log" 2>/dev/null && break
+            alive "$worker_pid" || { log "SDK worker exited; the end of $worker_log:"; tail -n 40 "$worker_log" >&2; exit 1; }
+            sleep 0.2
+        done
+        grep -q ' started: ' "$worker_log" || { log "SDK worker not started after ${ready_timeout}s"; exit 1; }
+        rc=0
+        drive sdk "$work/sdk.warmup.out" 0 "$warmup" "$warmup_min_s" \
+            --register-url "http://127.0.0.1:${pod_ports[0]}/api/v1/workflows/chain3-sdk" \
+            --admin-token "$work/admin.jwt" --register-body "$sdk_workflow" || rc=$?
+        absorb "$work/sdk.warmup.out" sdk
+        checked "$rc"
+        [ "$rc" -eq 0 ] || exit 1
+        pause sdk
+    fi
     pause ductor
 fi
 
@@ -646,10 +774,20 @@ fi
 # Measured one after the other, a shared host's speed drifting between two phases decided the ratio (1.7 times
 # between the reference's phase and Ductor's was seen). So the sides alternate in rounds, in the order ref-Ductor,
 # Ductor-ref, ref-Ductor..., every round pairing two neighbouring phases, and the figure is the median round.
+proc_ticks() { # utime + stime of a process, in clock ticks
+    local s
+    s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo NA; return; }
+    s=${s##*) }
+    awk '{ print $12 + $13 }' <<<"$s"
+}
+
 for ((r = 1; r <= rounds; r++)); do
     order=("${sides[@]}")
-    if ((r % 2 == 0)) && [ ${#sides[@]} = 2 ]; then
-        order=(ductor ref)
+    if ((r % 2 == 0)); then # ref, inproc(, sdk) then the reverse: every round pairs neighbouring phases
+        order=()
+        for ((k = ${#sides[@]} - 1; k >= 0; k--)); do
+            order+=("${sides[k]}")
+        done
     fi
     for side in "${order[@]}"; do
         resume "$side"
@@ -660,17 +798,25 @@ for ((r = 1; r <= rounds; r++)); do
         fi
         log "phase=$side-round round=$r of $rounds"
         rc=0
+        [ "$side" != sdk ] || ticks0=$(proc_ticks "$worker_pid")
         drive "$side" "$work/$side.r$r.out" "$runs" 0 0 "${phase_args[@]}" || rc=$?
+        if [ "$side" = sdk ]; then # the worker JVM's CPU over the driver's phase (its warm-up and drain included)
+            awk -v a="$ticks0" -v b="$(proc_ticks "$worker_pid")" -v t="$clk_tck" \
+                'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/) printf "worker_cpu_s=%.2f\n", (b - a) / t }' >>"$work/$side.r$r.out"
+        fi
         finish_profiler
         pause "$side"
         checked "$rc"
     done
 done
 resume ref
-[ "$only" = ref ] || resume ductor
+resume ductor
+resume sdk
 log "phase=ductor-stop pods=$pods"
 stop_pid "$ref_pid" "reference" 15
 ref_pid=""
+stop_pid "$worker_pid" "SDK worker" 20
+worker_pid=""
 stop_pods
 
 exit "$final_rc"

@@ -51,11 +51,12 @@ scenarios:
           last line:
           runs_per_s=<n> ref_runs_per_s=<m> ratio=<n/m> p50_ms=<a> p99_ms=<b> start_per_s=<s> rss_mb=<r>
   chain3-sdk
-          chain3 executed by an external worker JVM built on the Java SDK (DuctorWorker over HTTP, three ext:noop
-          tasks, concurrency 8) against the server's in-process workers (three noop tasks), one pod each, same jar,
-          settings, PostgreSQL and driver, in one invocation (bench/chain3-sdk.sh; bash bench/chain3-sdk.sh --help
-          lists its BENCH_* settings); last line:
-          sdk_runs_per_s=<n> inproc_runs_per_s=<m> ratio=<n/m> sdk_p50_ms=<a> sdk_p99_ms=<b> worker_cpu_ms_per_run=<c>
+          chain3 with a third side: the same chain of ext:s1..s3 steps run by a separate worker JVM on the Java SDK
+          (DuctorWorker over HTTP, 8 slots, handlers answering {}), on the same pod, PostgreSQL and driver, measured
+          in rounds alternating with the in-process side and the plain-JDBC reference (bench/chain3.sh --sdk; its
+          --help lists the BENCH_* settings); sdk_vs_inproc and ratio are the rounds' medians; last line:
+          runs_per_s=<sdk> inproc_runs_per_s=<i> ref_runs_per_s=<m> sdk_vs_inproc=<sdk/i> ratio=<sdk/m> p50_ms=<a>
+          p99_ms=<b> server_cpu_ms_per_step=<c>
   fanout  the packaged jar's CPU per fan-out item (one task node, handler noop, "forEach": "input.items", no
           maxConcurrency) at 10, 100 and 1,000 items a run on a throw-away, durable PostgreSQL 15, a fixed total of
           items per size after a warm-up at each (bench/fanout.sh; bash bench/fanout.sh --help lists its settings);

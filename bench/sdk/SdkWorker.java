@@ -1,6 +1,6 @@
-// The external worker of the chain3-sdk benchmark: one JVM running the Java SDK's DuctorWorker with handler "noop"
-// (nodes {"handler": "ext:noop"}), which answers an empty object at once, as the server's in-process noop does. So
-// the figure is the cost of the task protocol over HTTP (claim long-poll, complete), not of any work.
+// The external worker of the chain3-sdk benchmark: one JVM running the Java SDK's DuctorWorker with handlers s1, s2
+// and s3 (nodes {"handler": "ext:s1"} ...), each answering an empty object at once, as the server's in-process noop
+// does. So the figure is the cost of the task protocol over HTTP (claim, complete), not of any work.
 // Configured the way the README's "Java worker" example is (token read from a file, default poll wait), with the
 // concurrency the in-process workers get in bench/chain3.sh (DUCTOR_WORKER_THREADS=8).
 //
@@ -28,7 +28,9 @@ public class SdkWorker {
         DuctorWorker worker = DuctorWorker.builder(client)
                 .workerId(workerId)
                 .concurrency(concurrency)
-                .handler("noop", JsonNode.class, (JsonNode input, TaskContext ctx) -> Map.of())
+                .handler("s1", JsonNode.class, (JsonNode input, TaskContext ctx) -> Map.of())
+                .handler("s2", JsonNode.class, (JsonNode input, TaskContext ctx) -> Map.of())
+                .handler("s3", JsonNode.class, (JsonNode input, TaskContext ctx) -> Map.of())
                 .build();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             worker.shutdown(Duration.ofSeconds(10));

@@ -9,8 +9,10 @@ import dev.ductor.validation.Constraints.MaxJsonSize;
 import dev.ductor.validation.Constraints.Text;
 import dev.ductor.worker.ExternalTasks;
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
@@ -19,6 +21,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.hibernate.validator.constraints.Range;
@@ -29,7 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-/** Step workers in any language: claim (with long-poll), heartbeat, complete, fail; fenced by lease tokens. */
+/** Step workers in any language: claim (with long-poll), heartbeat, complete, fail, release; fenced by lease tokens. */
 @Path("/api/v1/tasks")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -50,11 +53,13 @@ public class TaskResource {
 
     @POST
     @Path("/claim")
-    public List<ExternalTasks.ClaimedTask> claim(JsonNode body) throws InterruptedException {
+    public List<ExternalTasks.ClaimedTask> claim(JsonNode body, @Context HttpServerRequest request) throws InterruptedException {
         ClaimBody claim = bodies.read(body, ClaimBody.class);
+        // A long poll whose client hung up ends, and leases nothing to it: the connection's state says so.
         return tasks.claim(caller.tenant(), caller.subject(), claim.handlers(), claim.pool(), claim.workerId(),
                 claim.max() == null ? 1 : claim.max().intValue(),
-                Duration.ofSeconds(claim.waitSeconds() == null ? 0 : claim.waitSeconds()));
+                Duration.ofSeconds(claim.waitSeconds() == null ? 0 : claim.waitSeconds()),
+                () -> request.response().closed());
     }
 
     @POST
@@ -71,17 +76,32 @@ public class TaskResource {
     @Path("/{taskId}/complete")
     public Map<String, Object> complete(@PathParam("taskId") String taskId, JsonNode body) {
         CompleteBody complete = bodies.read(body, CompleteBody.class);
-        tasks.complete(caller.tenant(), taskId, parseTaskId(taskId), complete.leaseToken(), complete.output());
-        return Map.of("taskId", taskId, "recorded", true);
+        List<ExternalTasks.ClaimedTask> next = tasks.complete(caller.tenant(), taskId, parseTaskId(taskId),
+                complete.leaseToken(), complete.output(), complete.next() == null ? List.of() : complete.next().handlers());
+        return recorded(taskId, complete.next(), next);
+    }
+
+    /** The answer to a report: recorded, and, when it asked ({@code next}), the tasks leased to its worker with it. */
+    private static Map<String, Object> recorded(String taskId, NextBody asked, List<ExternalTasks.ClaimedTask> next) {
+        return asked == null ? Map.of("taskId", taskId, "recorded", true)
+                : Map.of("taskId", taskId, "recorded", true, "next", next);
     }
 
     @POST
     @Path("/{taskId}/fail")
     public Map<String, Object> fail(@PathParam("taskId") String taskId, JsonNode body) {
         FailBody fail = bodies.read(body, FailBody.class, "retryable");
-        tasks.fail(caller.tenant(), taskId, parseTaskId(taskId), fail.leaseToken(), fail.error(),
-                fail.retryable() == null || fail.retryable());
-        return Map.of("taskId", taskId, "recorded", true);
+        List<ExternalTasks.ClaimedTask> next = tasks.fail(caller.tenant(), taskId, parseTaskId(taskId), fail.leaseToken(),
+                fail.error(), fail.retryable() == null || fail.retryable(), fail.next() == null ? List.of() : fail.next().handlers());
+        return recorded(taskId, fail.next(), next);
+    }
+
+    @POST
+    @Path("/{taskId}/release")
+    public Map<String, Object> release(@PathParam("taskId") String taskId, JsonNode body) {
+        UUID lease = bodies.read(body, ReleaseBody.class).leaseToken();
+        tasks.release(caller.tenant(), taskId, parseTaskId(taskId), lease);
+        return Map.of("taskId", taskId, "released", true);
     }
 
     /** {@code waitSeconds}' upper bound is configured: {@link ExternalTasks#claim} checks it. */
@@ -98,13 +118,29 @@ public class TaskResource {
     public record HeartbeatBody(@NotNull UUID leaseToken) {
     }
 
+    /** A task handed back unfinished: the token is the claim's; a stale one is 409 and nothing changes. */
     @RegisterForReflection
-    public record CompleteBody(@NotNull UUID leaseToken, @MaxJsonSize JsonNode output) {
+    public record ReleaseBody(@NotNull UUID leaseToken) {
     }
 
-    /** {@code retryable} left out (not null) is true: the node's retry policy decides. */
+    /**
+     * {@code next}: the worker has a free slot for these handlers once this report is in; the answer may carry a task
+     * leased to it (its run's next step, eager dispatch), as a claim's answer would.
+     */
     @RegisterForReflection
-    public record FailBody(@NotNull UUID leaseToken, @NotNull @Text(max = 4000) String error, Boolean retryable) {
+    public record CompleteBody(@NotNull UUID leaseToken, @MaxJsonSize JsonNode output, @Valid NextBody next) {
+    }
+
+    /** {@code retryable} left out (not null) is true: the node's retry policy decides. {@code next} as for a completion. */
+    @RegisterForReflection
+    public record FailBody(@NotNull UUID leaseToken, @NotNull @Text(max = 4000) String error, Boolean retryable,
+                           @Valid NextBody next) {
+    }
+
+    /** The handlers a reporting worker has a free slot for (only {@code ext:<name>}, as in a claim). */
+    @RegisterForReflection
+    public record NextBody(@NotNull @Size(min = 1, max = 100, message = "must be a non-empty array of handler names (at most {max})")
+                           List<@NotNull @Text(max = 200) String> handlers) {
     }
 
     private static long parseTaskId(String taskId) {

@@ -308,6 +308,14 @@ public interface DuctorConfig {
         /** Longest long-poll an external worker's claim may ask for. */
         @WithDefault("30s")
         Duration maxClaimWait();
+
+        /**
+         * Apply external workers' results ({@code /tasks/{id}/complete}, {@code /fail}) in group commits, as in-process
+         * results are, and lease the run's next step to the reporting worker when it asks for it; false: each result
+         * goes through the run's inbox and a coordinator tick (the plain way, kept beside it).
+         */
+        @WithDefault("true")
+        boolean externalGroupCommit();
     }
 
     interface Watchdog {

@@ -25,6 +25,7 @@ public class TaskLeases {
 
     @Inject EntityManager em;
     @Inject IndexLookups indexLookups;
+    @Inject io.agroal.api.AgroalDataSource dataSource;
 
     /** A task taken by its report: what the run needs to know of it. */
     public record Taken(UUID runId, String node, int attempt, String tenant, String tier) {
@@ -49,6 +50,9 @@ public class TaskLeases {
                  FOR UPDATE SKIP LOCKED)
             DELETE FROM eec_queue_item q WHERE q.id = ANY(ARRAY(SELECT id FROM expired))
             RETURNING %s""".formatted(QueueRepository.prefixed());
+    static final String HELD = """
+            SELECT run_id, node_id, attempt, tenant, tier, lease_owner FROM eec_queue_item
+             WHERE id = :id AND lease_token = :token AND tenant = :tenant""";
     static final String RELEASE = "UPDATE eec_queue_item SET lease_token = NULL, lease_owner = NULL, available_at = :now"
             + " WHERE id = :id AND lease_token = :token";
     /** JDBC parameters: the ids (bigint[]), then the tokens (uuid[]). */
@@ -83,6 +87,35 @@ public class TaskLeases {
         Object[] row = (Object[]) rows.get(0);
         return java.util.Optional.of(new Taken((UUID) row[0], (String) row[1], ((Number) row[2]).intValue(), (String) row[3],
                 (String) row[4]));
+    }
+
+    /**
+     * The task this token holds now, of this tenant, read without taking it: what a report needs to know to be applied
+     * in a group commit, which takes the row itself (with the token) and so decides. Empty when the token holds nothing.
+     * One self-committing statement outside any transaction: a JTA transaction around this read cost a begin and a
+     * commit on every external step. Plain JDBC ({@code ?} for the named parameters of {@link #HELD}, in their order).
+     */
+    public java.util.Optional<Held> held(String tenant, long id, UUID leaseToken) {
+        try (java.sql.Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(HELD.replace(":id", "?").replace(":token", "?")
+                     .replace(":tenant", "?"))) {
+            select.setLong(1, id);
+            select.setObject(2, leaseToken);
+            select.setString(3, tenant);
+            try (ResultSet rs = select.executeQuery()) {
+                if (!rs.next()) {
+                    return java.util.Optional.empty();
+                }
+                return java.util.Optional.of(new Held(new Taken(rs.getObject(1, UUID.class), rs.getString(2), rs.getInt(3),
+                        rs.getString(4), rs.getString(5)), rs.getString(6)));
+            }
+        } catch (java.sql.SQLException e) {
+            throw new jakarta.persistence.PersistenceException(e);
+        }
+    }
+
+    /** A task leased now, and to whom ({@code lease_owner}: the claimer's tenant and worker id). */
+    public record Held(Taken task, String owner) {
     }
 
     /** Whether a task row of this id is the tenant's (the run's inbox answers for a task already reported). */

@@ -54,10 +54,14 @@ public class GroupCommit {
      * How a batch went: runs committed, runs that lost their race (sent to the inbox), reports fenced off, and the
      * next steps it leased to the committing pod (eager dispatch), handed to that pod once this commit is durable.
      */
-    public record Outcome(int committed, int conflicts, int fenced, List<QueueItem> leased) {
+    public record Outcome(int committed, int conflicts, int fenced, List<QueueItem> leased, Set<Long> fencedTasks) {
 
         public Outcome(int committed, int conflicts, int fenced) {
-            this(committed, conflicts, fenced, List.of());
+            this(committed, conflicts, fenced, List.of(), Set.of());
+        }
+
+        public Outcome(int committed, int conflicts, int fenced, List<QueueItem> leased) {
+            this(committed, conflicts, fenced, leased, Set.of());
         }
     }
 
@@ -81,6 +85,21 @@ public class GroupCommit {
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Outcome apply(List<StepReport> reports, LocalSteps local) {
+        return applyGroup(reports, local, false);
+    }
+
+    /**
+     * As {@link #apply}, for results an external worker reported over the API: each result applied here is also
+     * recorded in its run's inbox, as consumed, in the same commit, so a repeated identical report is told from a
+     * fenced-off one ({@code RunInbox#resultOf}) as on the inbox path, and the coordinator has nothing to do for it.
+     * The answer names the reports fenced off ({@link Outcome#fencedTasks}): the caller answers those 409.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Outcome applyReported(List<StepReport> reports, LocalSteps local) {
+        return applyGroup(reports, local, true);
+    }
+
+    private Outcome applyGroup(List<StepReport> reports, LocalSteps local, boolean record) {
         long started = System.nanoTime();
         Instant now = clock.instant();
         indexLookups.forThisTransaction();
@@ -91,10 +110,12 @@ public class GroupCommit {
         Set<Long> taken = leases.takeLeasedTasks(reports.stream().map(StepReport::taskId).toList(),
                 reports.stream().map(StepReport::leaseToken).toList());
         Map<UUID, List<StepReport>> byRun = new TreeMap<>();
+        Set<Long> fencedTasks = new HashSet<>();
         for (StepReport report : reports) {
             if (taken.contains(report.taskId())) {
                 byRun.computeIfAbsent(report.runId(), id -> new ArrayList<>()).add(report);
             } else {
+                fencedTasks.add(report.taskId());
                 metrics.staleReport("group-commit");
                 LOG.infof("task %d of run %s: its lease was lost before the result arrived; the result is dropped",
                         report.taskId(), report.runId());
@@ -171,6 +192,12 @@ public class GroupCommit {
                 }
             }
         }
+        if (record) {
+            List<StepReport> applied = new ArrayList<>();
+            byRun.values().forEach(applied::addAll);
+            applied.removeAll(viaInbox); // those go to the inbox pending, below, for the coordinator
+            inbox.recordConsumed(applied, json, now);
+        }
         for (StepReport report : viaInbox) {
             inbox.deliver(report.runId(), InboxKind.TASK_RESULT, StepReport.dedupKey(report.node(), report.attempt()),
                     report.node(), report.attempt(), report.taskId(), json.write(report.payload(json.mapper())), now);
@@ -190,6 +217,6 @@ public class GroupCommit {
         for (int i = 0; i < noops; i++) {
             metrics.tick(TickOutcome.NOOP, nanos);
         }
-        return new Outcome(committed, conflicts, reports.size() - taken.size(), leased);
+        return new Outcome(committed, conflicts, reports.size() - taken.size(), leased, fencedTasks);
     }
 }

@@ -53,6 +53,52 @@ public class RunInbox {
         });
     }
 
+    /**
+     * Records step results applied in the same transaction, as consumed, in one statement: what {@link #resultOf}
+     * finds for a repeated report. A result already there (the same attempt delivered before) is left as it is.
+     */
+    public void recordConsumed(List<StepReport> reports, dev.ductor.config.JsonCodec json, Instant now) {
+        if (reports.isEmpty()) {
+            return;
+        }
+        em.flush();
+        em.unwrap(Session.class).doWork(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement("""
+                    INSERT INTO eec_run_inbox (run_id, kind, dedup_key, node_id, attempt, task_id, payload, created_at, consumed_at)
+                    SELECT r.run_id, ?, r.dedup_key, r.node_id, r.attempt, r.task_id, CAST(r.payload AS jsonb), ?, ?
+                      FROM unnest(?, ?, ?, ?, ?, ?) AS r(run_id, dedup_key, node_id, attempt, task_id, payload)
+                    ON CONFLICT (run_id, dedup_key) DO NOTHING""")) {
+                int n = reports.size();
+                Object[] runs = new Object[n];
+                Object[] keys = new Object[n];
+                Object[] nodes = new Object[n];
+                Object[] attempts = new Object[n];
+                Object[] tasks = new Object[n];
+                Object[] payloads = new Object[n];
+                for (int i = 0; i < n; i++) {
+                    StepReport report = reports.get(i);
+                    runs[i] = report.runId();
+                    keys[i] = StepReport.dedupKey(report.node(), report.attempt());
+                    nodes[i] = report.node();
+                    attempts[i] = report.attempt();
+                    tasks[i] = report.taskId();
+                    payloads[i] = json.write(report.payload(json.mapper()));
+                }
+                java.time.OffsetDateTime at = now.atOffset(java.time.ZoneOffset.UTC);
+                insert.setString(1, InboxKind.TASK_RESULT.name());
+                insert.setObject(2, at);
+                insert.setObject(3, at);
+                insert.setArray(4, connection.createArrayOf("uuid", runs));
+                insert.setArray(5, connection.createArrayOf("text", keys));
+                insert.setArray(6, connection.createArrayOf("text", nodes));
+                insert.setArray(7, connection.createArrayOf("integer", attempts));
+                insert.setArray(8, connection.createArrayOf("bigint", tasks));
+                insert.setArray(9, connection.createArrayOf("text", payloads));
+                insert.executeUpdate();
+            }
+        });
+    }
+
     /** What a task reported the first time, for telling an identical repeat from a fenced-off one. */
     public String resultOf(long taskId) {
         List<?> rows = em.createNativeQuery("SELECT CAST(payload AS text) FROM eec_run_inbox WHERE task_id = ?1")

@@ -6,29 +6,50 @@ import dev.ductor.config.JsonCodec;
 import dev.ductor.config.CallerPermits;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.NotFoundException;
+import dev.ductor.error.PodStoppingException;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.TaskClaim;
 import dev.ductor.queue.QueueSignal;
+import dev.ductor.queue.TaskLeases;
 import dev.ductor.queue.TierWeights;
+import dev.ductor.run.StepReport;
 import dev.ductor.run.RunQueries;
 import dev.ductor.workflow.model.Handlers;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
+import io.quarkus.runtime.ShutdownEvent;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 /**
  * The external step workers' side of the task queue, beside the {@link InProcessWorker}: a claim that long-polls until
  * a task is due or the wait is over, and heartbeats and results scoped to the caller's tenant (another tenant's task
  * is not found, as its run would not be). Results are fenced by the lease token in {@link TaskResults}.
+ *
+ * <p>A claim never leases a task to nobody: a long poll whose client has hung up ends, and tasks it took in the
+ * instant the client left are handed back at once. A pod that begins to stop answers its long polls, and every claim
+ * after, with 503 {@code pod-stopping} (the workers go to another pod), while heartbeats and reports of the tasks it
+ * leased are still served.
  */
 @ApplicationScoped
 public class ExternalTasks {
+
+    private static final Logger LOG = Logger.getLogger(ExternalTasks.class);
 
     /** Between two claims of a long poll when no commit of this pod woke it: work queued by other pods is found then. */
     private static final Duration POLL = Duration.ofMillis(250);
@@ -57,6 +78,15 @@ public class ExternalTasks {
     @Inject
     TierWeights weights;
 
+    @Inject
+    TaskLeases leases;
+
+    @Inject
+    ExternalResults grouped;
+
+    /** Set once this pod begins to stop: no claim is served any more. */
+    private volatile boolean stopping;
+
     public record ClaimedTask(String taskId, UUID runId, String node, int attempt, String handler, JsonNode input,
                               UUID leaseToken, Instant leaseExpiresAt) {
     }
@@ -78,6 +108,15 @@ public class ExternalTasks {
      */
     public List<ClaimedTask> claim(String tenant, String subject, List<String> handlers, String pool, String workerId, int max, Duration wait)
             throws InterruptedException {
+        return claim(tenant, subject, handlers, pool, workerId, max, wait, () -> false);
+    }
+
+    /**
+     * As above, for a caller that can tell when its client has hung up ({@code clientGone}): the long poll ends then,
+     * and never leases a task to nobody.
+     */
+    public List<ClaimedTask> claim(String tenant, String subject, List<String> handlers, String pool, String workerId, int max,
+                                   Duration wait, BooleanSupplier clientGone) throws InterruptedException {
         for (String handler : handlers) {
             if (!Handlers.isExternal(handler)) {
                 throw new BadRequestException("handlers", "handlers may only name external handlers, " + Handlers.EXTERNAL_PREFIX
@@ -87,44 +126,175 @@ public class ExternalTasks {
         if (wait.isNegative() || wait.toSeconds() > maxWaitSeconds()) {
             throw new BadRequestException("waitSeconds", "waitSeconds must be a whole number from 0 to " + maxWaitSeconds());
         }
+        if (stopping) {
+            throw stopped();
+        }
         if (wait.isZero()) {
-            return claimOnce(tenant, handlers, pool, workerId, max, wait);
+            return claimOnce(tenant, handlers, pool, workerId, max, wait, clientGone);
         }
         try (CallerPermits.Permit held = longPolls.acquire(tenant, subject, config.limits().longPollsPerCaller(),
                 config.limits().longPollsPerTenant())) {
-            return claimOnce(tenant, handlers, pool, workerId, max, wait);
+            return claimOnce(tenant, handlers, pool, workerId, max, wait, clientGone);
         }
     }
 
     private List<ClaimedTask> claimOnce(String tenant, List<String> handlers, String pool, String workerId, int max,
-                                        Duration wait) throws InterruptedException {
+                                        Duration wait, BooleanSupplier clientGone) throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();
         List<QueueItem> claimed;
         do {
-            claimed = QuarkusTransaction.requiringNew().call(() -> queue.claimTasks(handlers, tenant, pool,
-                    tenant + "/" + workerId, max, config.worker().lease(), clock.instant(), weights));
+            if (stopping) {
+                throw stopped(); // nothing taken yet: the worker polls another pod after Retry-After
+            }
+            if (clientGone.getAsBoolean()) {
+                return List.of(); // nobody to answer: the poll ends, the permit and the thread are freed
+            }
+            claimed = QuarkusTransaction.requiringNew().call(() -> {
+                List<QueueItem> taken = queue.claimTasks(handlers, tenant, pool, tenant + "/" + workerId, max,
+                        config.worker().lease(), clock.instant(), weights);
+                if (!taken.isEmpty() && clientGone.getAsBoolean()) {
+                    QuarkusTransaction.setRollbackOnly(); // the client left while the claim ran: lease nothing
+                    return List.<QueueItem>of();
+                }
+                return taken;
+            });
             long left = deadline - System.nanoTime();
             if (!claimed.isEmpty() || left <= 0) {
                 break;
             }
-            // Woken at once by a commit in this pod.
+            // Woken at once by a commit in this pod (or by the pod beginning to stop).
             signal.await(QueueSignal.Channel.EXTERNAL_CLAIMS, Duration.ofNanos(Math.min(left, POLL.toNanos())));
         } while (true);
-        return claimed.stream().map(item -> new ClaimedTask(Long.toString(item.id()), item.runId(), item.nodeId(),
-                item.attempt(), item.handler(), item.payload() == null ? null : json.tree(item.payload()),
-                item.leaseToken(), item.leaseExpiresAt())).toList();
+        if (!claimed.isEmpty() && clientGone.getAsBoolean()) {
+            handBack(claimed); // gone between the claim's check and its commit: nobody will run these
+            return List.of();
+        }
+        return claimed(claimed);
+    }
+
+    /** Hands back tasks leased to a client that is gone: claimable again at once, no attempt spent. */
+    private void handBack(List<QueueItem> claimed) {
+        try {
+            QuarkusTransaction.requiringNew().run(() -> {
+                Instant now = clock.instant();
+                claimed.forEach(task -> leases.release(task.id(), task.leaseToken(), now));
+                signal.afterCommit(QueueSignal.Channel.EXTERNAL_CLAIMS);
+            });
+            LOG.debugf("a claim's client hung up as it was answered: %d task(s) handed back", claimed.size());
+        } catch (RuntimeException e) {
+            LOG.infof("a claim's client hung up; %d task(s) could not be handed back (%s), their leases will run out",
+                    claimed.size(), e.getMessage());
+        }
+    }
+
+    /**
+     * Hands a task back unfinished, on its worker's word: claimable again at once, and no attempt spent (the node's
+     * attempt is the same one, dispatched again). Refused with 409 when this token no longer holds it.
+     */
+    public void release(String tenant, String taskId, long id, UUID lease) {
+        own(tenant, taskId, id);
+        results.release(id, lease);
+    }
+
+    /**
+     * The pod begins to stop (the pre-shutdown delay, before the HTTP server drains its requests): long polls end at
+     * once with 503 pod-stopping, so none holds the drain to its timeout, and none runs on into a container that is
+     * gone.
+     */
+    void beginStopping(@Observes ShutdownDelayInitiatedEvent event) {
+        beginStopping();
+    }
+
+    /** In case the delay's event did not come (it is fired only when the delay is enabled). */
+    void stop(@Observes @Priority(1) ShutdownEvent event) {
+        beginStopping();
+    }
+
+    void beginStopping() {
+        stopping = true;
+        signal.nudge(QueueSignal.Channel.EXTERNAL_CLAIMS);
+    }
+
+    /** Whether this pod has begun to stop: the worker-facing readiness of the claim endpoint. */
+    public boolean isStopping() {
+        return stopping;
+    }
+
+    private static PodStoppingException stopped() {
+        return new PodStoppingException("the claim (no task was leased)");
     }
 
     public Instant heartbeat(String tenant, String taskId, long id, UUID lease) {
         return results.heartbeat(tenant, own(tenant, taskId, id), lease, config.worker().lease());
     }
 
+    /**
+     * Records a completion; returns the tasks leased to the worker with it, when {@code next} named the handlers it has
+     * a free slot for (its run's next step first): eager dispatch. Through the group commit ({@link ExternalResults})
+     * when it runs, else (and for a report fenced off there, to tell an identical repeat from a lost lease) through the
+     * run's inbox.
+     */
+    public List<ClaimedTask> complete(String tenant, String taskId, long id, UUID lease, JsonNode output, List<String> next) {
+        return report(tenant, taskId, id, lease, next, task -> StepReport.completed(id, lease, task.runId(), task.node(),
+                task.attempt(), task.tenant(), task.tier(), output), () -> results.complete(tenant, own(tenant, taskId, id), lease, output));
+    }
+
     public void complete(String tenant, String taskId, long id, UUID lease, JsonNode output) {
-        results.complete(tenant, own(tenant, taskId, id), lease, output);
+        complete(tenant, taskId, id, lease, output, List.of());
+    }
+
+    public List<ClaimedTask> fail(String tenant, String taskId, long id, UUID lease, String error, boolean retryable,
+                                  List<String> next) {
+        return report(tenant, taskId, id, lease, next, task -> StepReport.failed(id, lease, task.runId(), task.node(),
+                task.attempt(), task.tenant(), task.tier(), error, retryable),
+                () -> results.fail(tenant, own(tenant, taskId, id), lease, error, retryable));
     }
 
     public void fail(String tenant, String taskId, long id, UUID lease, String error, boolean retryable) {
-        results.fail(tenant, own(tenant, taskId, id), lease, error, retryable);
+        fail(tenant, taskId, id, lease, error, retryable, List.of());
+    }
+
+    private List<ClaimedTask> report(String tenant, String taskId, long id, UUID lease, List<String> next,
+                                     java.util.function.Function<TaskLeases.Taken, StepReport> report, Runnable plainPath) {
+        checkExternal(next == null ? List.of() : next, "next.handlers");
+        TaskLeases.Held held = results.held(tenant, id, lease).orElse(null);
+        // A stopping pod leases nothing more, not even eagerly.
+        Set<String> wanted = stopping || next == null ? Set.of() : Set.copyOf(next);
+        CompletableFuture<ExternalResults.Applied> answer = held == null ? null
+                : grouped.submit(report.apply(held.task()), held.owner(), wanted);
+        if (answer != null) {
+            ExternalResults.Applied applied;
+            try {
+                applied = answer.get(ExternalResults.waitMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw stopped();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof RuntimeException failed ? failed : new IllegalStateException(e.getCause());
+            } catch (TimeoutException slow) {
+                applied = null; // the plain path is safe: whichever takes the task row first decides
+            }
+            if (applied != null && !applied.fenced()) {
+                return claimed(applied.next());
+            }
+        }
+        plainPath.run(); // 200 for an identical repeat, 409 for a lost lease, 404 for another tenant's task
+        return List.of();
+    }
+
+    private static void checkExternal(List<String> handlers, String field) {
+        for (String handler : handlers) {
+            if (!Handlers.isExternal(handler)) {
+                throw new BadRequestException(field, field + " may only name external handlers, " + Handlers.EXTERNAL_PREFIX
+                        + "<name>: '" + handler + "' is not one");
+            }
+        }
+    }
+
+    private List<ClaimedTask> claimed(List<QueueItem> items) {
+        return items.stream().map(item -> new ClaimedTask(Long.toString(item.id()), item.runId(), item.nodeId(),
+                item.attempt(), item.handler(), item.payload() == null ? null : json.tree(item.payload()),
+                item.leaseToken(), item.leaseExpiresAt())).toList();
     }
 
     private long own(String tenant, String taskId, long id) {

@@ -96,6 +96,27 @@ public class TaskResults {
         return until;
     }
 
+    /**
+     * The task this token holds now, read without taking it (an external report about to be group-committed): one
+     * self-committing read, no transaction.
+     */
+    public java.util.Optional<TaskLeases.Held> held(String tenant, long taskId, UUID leaseToken) {
+        return leases.held(tenant, taskId, leaseToken);
+    }
+
+    /**
+     * Hands a task back unfinished (its worker is draining): unleased and due now, for any worker, on the same attempt,
+     * so none is spent; the old token no longer holds it, so a late report with it is refused. 409 when the token
+     * does not hold the task (lost, superseded, or reported already).
+     */
+    @Transactional
+    public void release(long taskId, UUID leaseToken) {
+        if (!leases.release(taskId, leaseToken, clock.instant())) {
+            throw leaseLost(taskId);
+        }
+        signal.afterCommit(QueueSignal.Channel.EXTERNAL_CLAIMS);
+    }
+
     private void report(String tenant, long taskId, UUID leaseToken, ObjectNode payload) {
         TaskLeases.Taken task = leases.take(tenant, taskId, leaseToken).orElse(null);
         if (task == null) {

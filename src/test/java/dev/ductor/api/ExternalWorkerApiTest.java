@@ -10,6 +10,10 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -17,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A worker in any language, through /api/v1/tasks: claim, heartbeat, complete, fail, fenced by lease tokens. */
@@ -162,6 +167,165 @@ class ExternalWorkerApiTest {
             Thread.sleep(5);
         }
         throw new AssertionError("the claim never waited for work" + (poll.isDone() ? ": it returned " + poll.join() : ""));
+    }
+
+    /**
+     * A draining worker hands back a task it has not started: it is queued again at once, on the same attempt, and the
+     * old token holds nothing any more (a late report with it is 409, as is a second release).
+     */
+    @Test
+    void aReleasedTaskIsQueuedAgainWithoutSpendingAnAttemptAndItsOldTokenIsFencedOff() throws Exception {
+        Api api = new Api(issuer);
+        String handler = "ext:release-" + UUID.randomUUID();
+        String runId = api.start(chargeWorkflow(api, handler, 1));
+        Map<String, Object> first = claimOne(api, handler);
+        String taskId = (String) first.get("taskId");
+        String oldToken = (String) first.get("leaseToken");
+
+        api.as("worker").body("{\"leaseToken\":\"" + oldToken + "\"}").post("/api/v1/tasks/{id}/release", taskId)
+                .then().statusCode(200);
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE id = ?1 AND lease_token IS NOT NULL",
+                Long.parseLong(taskId)), "the task is unleased");
+        Api.problem(api.as("worker").body("{\"leaseToken\":\"" + oldToken + "\",\"output\":{}}")
+                .post("/api/v1/tasks/{id}/complete", taskId), 409);
+        Api.problem(api.as("worker").body("{\"leaseToken\":\"" + oldToken + "\"}").post("/api/v1/tasks/{id}/release", taskId), 409);
+        Api.problem(api.as("worker").body("{\"leaseToken\":\"" + oldToken + "\"}").post("/api/v1/tasks/{id}/heartbeat", taskId), 409);
+
+        Map<String, Object> again = claimOne(api, handler);
+        assertEquals(taskId, again.get("taskId"), "the same task, queued again");
+        assertEquals(1, again.get("attempt"), "the same attempt: none was spent");
+        api.as("worker").body("{\"leaseToken\":\"" + again.get("leaseToken") + "\",\"output\":{\"ok\":true}}")
+                .post("/api/v1/tasks/{id}/complete", taskId).then().statusCode(200);
+        assertEquals("SUCCEEDED", api.awaitStatus(runId, "SUCCEEDED"), "a node of maxAttempts 1 still succeeds");
+        assertEquals(1, api.run(runId).jsonPath().getInt("nodes.charge.attempts"), "one attempt counted");
+    }
+
+    @Test
+    void anotherTenantsReleaseIs404() {
+        Api owner = new Api(issuer);
+        Api stranger = new Api(issuer);
+        String handler = "ext:release-other-" + UUID.randomUUID();
+        owner.start(chargeWorkflow(owner, handler, 1));
+        Map<String, Object> task = claimOne(owner, handler);
+        Api.problem(stranger.as("worker").body("{\"leaseToken\":\"" + task.get("leaseToken") + "\"}")
+                .post("/api/v1/tasks/{id}/release", task.get("taskId")), 404);
+        owner.as("client").body("{}").post("/api/v1/tasks/{id}/release", task.get("taskId")).then().statusCode(403);
+    }
+
+    /**
+     * A long poll whose client hangs up ends, and the task queued after it is not leased to that client (before, the poll
+     * went on, woke on the commit and leased the task to nobody, to wait out its lease and spend an attempt).
+     */
+    @Test
+    void aLongPollWhoseClientHangsUpEndsAndLeasesNothingToIt() throws Exception {
+        Api api = new Api(issuer);
+        String handler = "ext:hangup-" + UUID.randomUUID();
+        String workflow = chargeWorkflow(api, handler, 1);
+        URI base = URI.create(io.restassured.RestAssured.baseURI);
+        String body = "{\"handlers\":[\"" + handler + "\"],\"workerId\":\"gone\",\"max\":1,\"waitSeconds\":20}";
+        try (Socket socket = new Socket(base.getHost(), io.restassured.RestAssured.port)) {
+            OutputStream out = socket.getOutputStream();
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            out.write(("POST /api/v1/tasks/claim HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    + "Authorization: Bearer " + api.token("worker") + "\r\nContent-Length: " + bytes.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            out.write(bytes);
+            out.flush();
+            awaitAClaimWaiting(new CompletableFuture<>());
+        } // hung up, the poll still waiting
+        Thread.sleep(300); // the server sees the connection close
+        String runId = api.start(workflow);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline && aClaimIsWaiting()) {
+            Thread.sleep(20);
+        }
+        assertFalse(aClaimIsWaiting(), "the long poll ended with its client");
+        Thread.sleep(500);
+        assertEquals(0, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND lease_token IS NOT NULL",
+                UUID.fromString(runId)), "the task is leased to nobody");
+        Map<String, Object> task = claimOne(api, handler);
+        assertEquals(runId, task.get("runId"));
+        assertEquals(1, task.get("attempt"));
+    }
+
+    private static boolean aClaimIsWaiting() {
+        return Thread.getAllStackTraces().values().stream().map(List::of).anyMatch(frames -> frames.stream()
+                .anyMatch(f -> f.getClassName().equals("dev.ductor.worker.ExternalTasks") && f.getMethodName().equals("claimOnce")));
+    }
+
+    /**
+     * A worker that says it has a free slot ({@code next}) gets its run's next step with the answer to its completion,
+     * leased to it (eager dispatch): a chain runs to its end with one claim, each result applied once and recorded.
+     */
+    @Test
+    void aCompletionAskingForNextGetsTheRunsNextStepLeasedToTheSameWorker() throws Exception {
+        Api api = new Api(issuer);
+        String handler = "ext:chain-" + UUID.randomUUID();
+        String workflow = api.define("{\"nodes\":[{\"id\":\"a\",\"type\":\"task\",\"handler\":\"" + handler + "\"},"
+                + "{\"id\":\"b\",\"type\":\"task\",\"handler\":\"" + handler + "\",\"dependsOn\":[\"a\"]},"
+                + "{\"id\":\"c\",\"type\":\"task\",\"handler\":\"" + handler + "\",\"dependsOn\":[\"b\"]}]}");
+        String runId = api.start(workflow);
+        Map<String, Object> task = claimOne(api, handler);
+        for (String node : List.of("b", "c")) {
+            JsonPath answer = api.as("worker").body("{\"leaseToken\":\"" + task.get("leaseToken") + "\",\"output\":{\"done\":\""
+                            + task.get("node") + "\"},\"next\":{\"handlers\":[\"" + handler + "\"]}}")
+                    .post("/api/v1/tasks/{id}/complete", task.get("taskId")).then().statusCode(200).extract().jsonPath();
+            assertTrue(answer.getBoolean("recorded"));
+            List<Map<String, Object>> next = answer.getList("next");
+            assertEquals(1, next.size(), "the run's next step came with the answer: " + answer.prettify());
+            task = next.get(0);
+            assertEquals(runId, task.get("runId"));
+            assertEquals(node, task.get("node"));
+            assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE id = ?1 AND lease_token = CAST(?2 AS uuid)"
+                    + " AND lease_owner LIKE '%/w1'", Long.parseLong((String) task.get("taskId")), task.get("leaseToken")),
+                    "leased to the worker that asked");
+        }
+        String last = "{\"leaseToken\":\"" + task.get("leaseToken") + "\",\"output\":{\"done\":\"c\"},\"next\":{\"handlers\":[\""
+                + handler + "\"]}}";
+        JsonPath end = api.as("worker").body(last).post("/api/v1/tasks/{id}/complete", task.get("taskId"))
+                .then().statusCode(200).extract().jsonPath();
+        assertEquals(List.of(), end.getList("next"), "nothing follows the last step");
+        api.as("worker").body(last).post("/api/v1/tasks/{id}/complete", task.get("taskId")).then().statusCode(200);
+        assertEquals("SUCCEEDED", api.awaitStatus(runId, "SUCCEEDED"));
+        assertEquals("b", api.run(runId).jsonPath().getString("nodes.c.output.done").replace("c", "b"));
+        assertEquals(3, fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND kind = 'TASK_RESULT'"
+                + " AND consumed_at IS NOT NULL", UUID.fromString(runId)), "each result recorded once, applied");
+        Api.problem(api.as("worker").body("{\"leaseToken\":\"" + UUID.randomUUID() + "\",\"next\":{\"handlers\":[\"echo\"]}}")
+                .post("/api/v1/tasks/{id}/complete", task.get("taskId")), 400);
+    }
+
+    /**
+     * Under a backlog, work that has started finishes first: 20 runs of a three-step chain started at once, one worker
+     * slot that claims one task and reports with {@code next}. Each run's next step comes with the answer, so the runs
+     * finish one after the other in the order they started. Claiming alone took the oldest task each time: every first
+     * step before any second one, and no run finished before nearly all had begun.
+     */
+    @Test
+    void underABacklogRunsFinishInTheOrderTheyStarted() throws Exception {
+        Api api = new Api(issuer);
+        String handler = "ext:backlog-" + UUID.randomUUID();
+        String workflow = api.define("{\"nodes\":[{\"id\":\"a\",\"type\":\"task\",\"handler\":\"" + handler + "\"},"
+                + "{\"id\":\"b\",\"type\":\"task\",\"handler\":\"" + handler + "\",\"dependsOn\":[\"a\"]},"
+                + "{\"id\":\"c\",\"type\":\"task\",\"handler\":\"" + handler + "\",\"dependsOn\":[\"b\"]}]}");
+        List<String> started = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            started.add(api.start(workflow));
+        }
+        List<String> finished = new java.util.ArrayList<>();
+        for (int claims = 0; finished.size() < started.size() && claims < 100; claims++) {
+            Map<String, Object> task = claimOne(api, handler);
+            while (task != null) {
+                List<Map<String, Object>> next = api.as("worker").body("{\"leaseToken\":\"" + task.get("leaseToken")
+                                + "\",\"output\":{},\"next\":{\"handlers\":[\"" + handler + "\"]}}")
+                        .post("/api/v1/tasks/{id}/complete", task.get("taskId")).then().statusCode(200).extract()
+                        .jsonPath().getList("next");
+                if ("c".equals(task.get("node"))) {
+                    finished.add((String) task.get("runId"));
+                }
+                task = next.isEmpty() ? null : next.get(0);
+            }
+        }
+        assertEquals(started, finished, "the runs finished in the order they started");
     }
 
     @Test

@@ -183,6 +183,8 @@ final class ContractRoutes {
                     w -> "{\"handlers\":[\"" + w.handler + "\"],\"pool\":\"guard\",\"workerId\":\"guard-worker\",\"max\":1,\"waitSeconds\":0}"),
             new Rule("POST", "/api/v1/tasks/{}/heartbeat", Set.of(WORKER), Versioned.NONE, HEARTBEAT_BODY,
                     w -> "{\"leaseToken\":\"" + w.leaseToken + "\"}"),
+            new Rule("POST", "/api/v1/tasks/{}/release", Set.of(WORKER), Versioned.NONE, HEARTBEAT_BODY,
+                    w -> "{\"leaseToken\":\"" + w.leaseToken + "\"}"),
             new Rule("POST", "/api/v1/tasks/{}/complete", Set.of(WORKER), Versioned.NONE, COMPLETE_BODY,
                     w -> "{\"leaseToken\":\"" + w.leaseToken + "\",\"output\":{\"ok\":true}}"),
             new Rule("POST", "/api/v1/tasks/{}/fail", Set.of(WORKER), Versioned.NONE, FAIL_BODY,

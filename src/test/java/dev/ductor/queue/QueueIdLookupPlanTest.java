@@ -61,6 +61,8 @@ class QueueIdLookupPlanTest {
             explained.put("a report taking its task", explain(em, TaskLeases.TAKE,
                     Map.of("id", 1L, "token", token, "tenant", "t")));
             explained.put("a release", explain(em, TaskLeases.RELEASE, Map.of("now", now, "id", 1L, "token", token)));
+            explained.put("an external report's look-up of its task", explain(em, TaskLeases.HELD,
+                    Map.of("id", 1L, "token", token, "tenant", "t")));
             explained.put("the reaper's take of expired leases", explain(em, TaskLeases.TAKE_EXPIRED,
                     Map.of("now", now, "max", 32)));
             explained.put("the coordinator's ack", explainOrdinal(QueueRepository.ACK, 1L, token));

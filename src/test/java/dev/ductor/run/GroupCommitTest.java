@@ -161,7 +161,8 @@ class GroupCommitTest {
                 run.task().attempt(), TENANT, run.task().tier(), null);
         double staleBefore = staleReports();
 
-        assertEquals(new GroupCommit.Outcome(0, 0, 1), groupCommit.apply(List.of(stale), LocalSteps.NONE));
+        assertEquals(new GroupCommit.Outcome(0, 0, 1, List.of(), java.util.Set.of(run.task().id())),
+                groupCommit.apply(List.of(stale), LocalSteps.NONE), "fenced, and named as such");
 
         assertEquals(staleBefore + 1, staleReports(), "an operator sees fencing at work: ductor_stale_reports_total");
         assertEquals(before, fixtures.version(run.runId()));

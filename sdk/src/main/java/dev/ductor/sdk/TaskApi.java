@@ -49,9 +49,12 @@ public final class TaskApi {
             body.put("pool", pool);
         }
         body.put("workerId", workerId).put("max", max).put("waitSeconds", waitSeconds);
-        JsonNode answer = client.exchange("POST", "/tasks/claim", body, Map.of(), timeout.plusSeconds(waitSeconds)).body();
+        return tasks(client.exchange("POST", "/tasks/claim", body, Map.of(), timeout.plusSeconds(waitSeconds)).body());
+    }
+
+    private static List<ClaimedTask> tasks(JsonNode answer) {
         List<ClaimedTask> tasks = new ArrayList<>();
-        if (answer != null) {
+        if (answer != null && answer.isArray()) {
             for (JsonNode t : answer) {
                 tasks.add(new ClaimedTask(t.path("taskId").asText(), t.path("runId").asText(), t.path("node").asText(),
                         t.path("attempt").asInt(), t.path("handler").asText(), t.hasNonNull("input") ? t.get("input") : null,
@@ -70,17 +73,51 @@ public final class TaskApi {
 
     /** Reports success; sending the same completion again is harmless (applied once). */
     public void complete(String taskId, String leaseToken, JsonNode output) {
+        complete(taskId, leaseToken, output, List.of());
+    }
+
+    /**
+     * Reports success and, when {@code next} names handlers this worker has a free slot for, returns the tasks the
+     * server leased to it with the answer (its run's next step, eager dispatch): run them as claimed tasks.
+     */
+    public List<ClaimedTask> complete(String taskId, String leaseToken, JsonNode output, List<String> next) {
         ObjectNode body = client.mapper().createObjectNode().put("leaseToken", leaseToken);
         if (output != null) {
             body.set("output", output);
         }
-        client.exchange("POST", "/tasks/" + DuctorClient.segment(taskId) + "/complete", body, Map.of(), timeout);
+        askNext(body, next);
+        return next(client.exchange("POST", "/tasks/" + DuctorClient.segment(taskId) + "/complete", body, Map.of(), timeout).body());
+    }
+
+    private static List<ClaimedTask> next(JsonNode answer) {
+        return tasks(answer == null ? null : answer.get("next"));
+    }
+
+    private static void askNext(ObjectNode body, List<String> next) {
+        if (next != null && !next.isEmpty()) {
+            next.forEach(body.putObject("next").putArray("handlers")::add);
+        }
+    }
+
+    /**
+     * Hands the task back unfinished (a draining worker): queued again at once for any worker, on the same attempt, so
+     * none is spent; the token holds nothing afterwards. A {@link ConflictException} when the lease was lost already.
+     */
+    public void release(String taskId, String leaseToken) {
+        ObjectNode body = client.mapper().createObjectNode().put("leaseToken", leaseToken);
+        client.exchange("POST", "/tasks/" + DuctorClient.segment(taskId) + "/release", body, Map.of(), timeout);
     }
 
     /** Reports failure; {@code retryable} lets the node's retry policy try again. */
     public void fail(String taskId, String leaseToken, String error, boolean retryable) {
+        fail(taskId, leaseToken, error, retryable, List.of());
+    }
+
+    /** As {@link #fail(String, String, String, boolean)}, with {@code next} as for {@link #complete(String, String, JsonNode, List)}. */
+    public List<ClaimedTask> fail(String taskId, String leaseToken, String error, boolean retryable, List<String> next) {
         ObjectNode body = client.mapper().createObjectNode().put("leaseToken", leaseToken)
                 .put("error", error == null || error.isBlank() ? "failed" : error).put("retryable", retryable);
-        client.exchange("POST", "/tasks/" + DuctorClient.segment(taskId) + "/fail", body, Map.of(), timeout);
+        askNext(body, next);
+        return next(client.exchange("POST", "/tasks/" + DuctorClient.segment(taskId) + "/fail", body, Map.of(), timeout).body());
     }
 }

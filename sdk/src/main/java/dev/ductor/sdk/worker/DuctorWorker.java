@@ -52,9 +52,14 @@ import java.util.function.Predicate;
  *   <li>A result is completed; an exception fails the attempt, retryable unless it is a {@link NonRetryableException}
  *       (or the {@code retryable} predicate says no). Reports are retried on transient errors; completing twice is
  *       harmless on the server.</li>
+ *   <li>{@link #start()} makes the first claim before it returns, so a server that does not answer or a token it
+ *       refuses fails the start at once, with a {@link WorkerStartException} that says which. {@link #isReady()} is
+ *       true while the worker runs and its last claim was answered: a readiness probe for the worker's pod.</li>
  *   <li>{@link #shutdown(Duration)} stops claiming, tells running handlers ({@link TaskContext#isShuttingDown()}),
- *       lets them finish within the grace period while still heartbeating, then gives up on the rest without
- *       reporting them: their leases run out and the server hands them out again.</li>
+ *       lets them finish within the grace period while still heartbeating, and hands back to the server
+ *       ({@code POST /tasks/{id}/release}) what it did not finish: tasks a last poll brought in after the shutdown
+ *       began, unstarted, and handlers still running at the end of the grace, cancelled and not reported. A task
+ *       handed back is queued again at once for another worker, on the same attempt: none is spent.</li>
  *   <li>While a handler runs, the SLF4J MDC holds {@code ductor.runId}, {@code ductor.node}, {@code ductor.attempt}
  *       and {@code ductor.taskId}.</li>
  * </ul>
@@ -79,6 +84,7 @@ public final class DuctorWorker implements AutoCloseable {
     }
 
     private final TaskApi tasks;
+    private final String server;
     private final ObjectMapper mapper;
     private final Map<String, Registration> handlers;
     private final List<String> handlerNames;
@@ -99,6 +105,8 @@ public final class DuctorWorker implements AutoCloseable {
     private final ExecutorService handlerThreads;
     private final ScheduledExecutorService heartbeats;
     private volatile State state = State.NEW;
+    /** Whether the last claim was answered (readiness). */
+    private volatile boolean serverAnswers;
     private Thread claimer;
 
     private final AtomicLong claimed = new AtomicLong();
@@ -109,6 +117,7 @@ public final class DuctorWorker implements AutoCloseable {
 
     private DuctorWorker(Builder b) {
         this.tasks = b.client.tasks().withTimeout(b.requestTimeout);
+        this.server = String.valueOf(b.client.baseUri());
         this.mapper = b.mapper != null ? b.mapper : b.client.mapper();
         this.handlers = Map.copyOf(b.handlers);
         this.handlerNames = List.copyOf(b.handlers.keySet());
@@ -138,16 +147,62 @@ public final class DuctorWorker implements AutoCloseable {
         return workerId;
     }
 
-    /** Starts claiming; returns this worker. */
+    /**
+     * Makes the first claim (it does not wait for work) and, once the server has answered it, starts claiming and
+     * running tasks; returns this worker. The first claim needs the worker role, so it checks the server's address and
+     * the token before anything runs.
+     *
+     * @throws WorkerStartException the server did not answer, or refused the token or its role: the message says
+     *                              which. Nothing was started; {@code start()} may be called again.
+     */
     public synchronized DuctorWorker start() {
         if (state != State.NEW) {
             throw new IllegalStateException("the worker was already started");
         }
+        int free = slots.drainPermits();
+        List<ClaimedTask> first;
+        try {
+            first = tasks.claim(handlerNames, pool, workerId, free, 0);
+        } catch (DuctorException e) {
+            slots.release(free);
+            throw startFailure(e);
+        }
+        slots.release(Math.max(0, free - first.size()));
         state = State.RUNNING;
+        serverAnswers = true;
+        for (ClaimedTask task : first) {
+            claimed.incrementAndGet();
+            metrics.claimed(task.handler());
+            launch(task);
+        }
         claimer = new Thread(this::claimLoop, "ductor-claimer-" + workerId);
         claimer.start();
-        LOG.info("Ductor worker {} started: handlers {}, concurrency {}", workerId, handlerNames, concurrency);
+        LOG.info("Ductor worker {} started: handlers {}, concurrency {}, server {}", workerId, handlerNames, concurrency, server);
         return this;
+    }
+
+    private WorkerStartException startFailure(DuctorException e) {
+        String cannot = "Ductor worker " + workerId + " cannot start: ";
+        String message = switch (e.status()) {
+            case 0 -> "no answer from the Ductor server at " + server + " (" + e.getMessage()
+                    + "). Check the server's address and that it is running and reachable from here.";
+            case 401 -> "the Ductor server at " + server + " refused the worker's token (401 Unauthorized: " + e.getMessage()
+                    + "). Check the token: it must be signed by the key the server verifies with, for its issuer, and not expired.";
+            case 403 -> "the worker's token is valid but lacks the worker role (403 Forbidden: " + e.getMessage()
+                    + "). Use a token whose groups claim holds \"worker\".";
+            case 503 -> "the Ductor server at " + server + " is unavailable (503: " + e.getMessage() + "). Try again later.";
+            default -> "the Ductor server at " + server + " refused the first claim (" + e.status() + ": " + e.getMessage()
+                    + "). Check the worker's handlers and pool.";
+        };
+        return new WorkerStartException(cannot + message, e);
+    }
+
+    /**
+     * Whether the worker runs and its last claim was answered: true once {@link #start()} returned, false while claims
+     * fail (the server is away) and after a shutdown began. For a readiness probe.
+     */
+    public boolean isReady() {
+        return state == State.RUNNING && serverAnswers;
     }
 
     public WorkerStats stats() {
@@ -182,8 +237,8 @@ public final class DuctorWorker implements AutoCloseable {
         }
         long deadline = System.nanoTime() + grace.toNanos();
         LOG.info("Ductor worker {} shutting down: {} task(s) in flight, grace {}", workerId, inFlight.size(), grace);
-        // The claimer finishes its long poll (a poll cut short could leave the server leasing a task to nobody) and
-        // runs what it brings; both it and the running tasks are waited for within the grace.
+        // The claimer finishes its long poll (cut short, the answer could be lost with the tasks it leased) and hands
+        // back what it brings; both it and the running tasks are waited for within the grace.
         while (System.nanoTime() < deadline && (claimer.isAlive() || !inFlight.isEmpty())) {
             try {
                 claimer.join(20);
@@ -203,16 +258,17 @@ public final class DuctorWorker implements AutoCloseable {
         List<Execution> left = new ArrayList<>(inFlight);
         for (Execution execution : left) {
             abandoned.incrementAndGet();
-            execution.cancel("the worker shut down before the task finished; its lease will run out and the server retries it", true);
-            LOG.warn("task {} (run {}, node {}, attempt {}) still running at the end of the shutdown grace: not reported,"
-                    + " its lease will lapse", execution.task.taskId(), execution.task.runId(), execution.task.node(),
-                    execution.task.attempt());
+            execution.cancel("the worker shut down before the task finished; it was handed back to the server", true);
+            LOG.warn("task {} (run {}, node {}, attempt {}) still running at the end of the shutdown grace: cancelled, not"
+                    + " reported, handed back for another worker", execution.task.taskId(), execution.task.runId(),
+                    execution.task.node(), execution.task.attempt());
+            handBack(execution.task);
         }
         synchronized (this) {
             state = State.STOPPED;
         }
         stopThreads();
-        LOG.info("Ductor worker {} stopped ({} task(s) left to lapse)", workerId, left.size());
+        LOG.info("Ductor worker {} stopped ({} task(s) handed back unfinished)", workerId, left.size());
         return left.isEmpty();
     }
 
@@ -239,8 +295,10 @@ public final class DuctorWorker implements AutoCloseable {
             try {
                 batch = tasks.claim(handlerNames, pool, workerId, free, waitSeconds);
                 errors = 0;
+                serverAnswers = true;
             } catch (DuctorException e) {
                 slots.release(free);
+                serverAnswers = false;
                 if (state != State.RUNNING || Thread.currentThread().isInterrupted()) {
                     return;
                 }
@@ -253,6 +311,12 @@ public final class DuctorWorker implements AutoCloseable {
                 continue;
             }
             slots.release(Math.max(0, free - batch.size()));
+            if (state != State.RUNNING) {
+                // The shutdown began while this poll waited: these would start after it, and may outlast its grace.
+                slots.release(batch.size());
+                batch.forEach(this::handBack);
+                return;
+            }
             for (ClaimedTask task : batch) {
                 claimed.incrementAndGet();
                 metrics.claimed(task.handler());
@@ -293,11 +357,66 @@ public final class DuctorWorker implements AutoCloseable {
         try {
             handlerThreads.execute(() -> run(execution));
         } catch (RuntimeException rejected) {
-            finish(execution); // stopped meanwhile: the lease lapses
+            finish(execution); // stopped meanwhile: nothing ran
+            handBack(task);
         }
     }
 
-    private void run(Execution execution) {
+    /** Gives a task back to the server unfinished: queued again at once, no attempt spent. */
+    private void handBack(ClaimedTask task) {
+        try {
+            tasks.release(task.taskId(), task.leaseToken());
+            LOG.info("task {} (run {}, node {}, attempt {}) handed back unfinished", task.taskId(), task.runId(), task.node(),
+                    task.attempt());
+        } catch (ConflictException | NotFoundException lost) {
+            LOG.debug("task {} not handed back: its lease was lost already ({})", task.taskId(), lost.getMessage());
+        } catch (DuctorException e) {
+            LOG.warn("task {} could not be handed back ({}); its lease will lapse and the server retries it", task.taskId(),
+                    e.getMessage());
+        }
+    }
+
+    /**
+     * Runs the task, reports it, and runs on this thread, in this slot, the task the server leased with the report's
+     * answer (its run's next step, when it had one for this worker's handlers); more than one (not expected) each
+     * take a free slot or go back.
+     */
+    private void run(Execution first) {
+        Execution current = first;
+        while (current != null) {
+            List<ClaimedTask> next = runOne(current);
+            Execution following = null;
+            for (ClaimedTask task : next) {
+                claimed.incrementAndGet();
+                metrics.claimed(task.handler());
+                if (state != State.RUNNING) {
+                    handBack(task);
+                } else if (following == null) {
+                    following = adopt(task); // this slot is its, before the finished one leaves it
+                } else if (slots.tryAcquire()) {
+                    launch(task);
+                } else {
+                    handBack(task);
+                }
+            }
+            finish(current, following != null);
+            current = following;
+        }
+    }
+
+    private Execution adopt(ClaimedTask task) {
+        Execution execution = new Execution(task);
+        inFlight.add(execution);
+        scheduleHeartbeat(execution, task.leaseExpiresAt());
+        return execution;
+    }
+
+    /** The next tasks' handlers a report asks for: this worker's, while it runs and claims from no particular pool. */
+    private List<String> nextWanted() {
+        return state == State.RUNNING && pool == null ? handlerNames : List.of();
+    }
+
+    private List<ClaimedTask> runOne(Execution execution) {
         ClaimedTask task = execution.task;
         Registration registration = handlers.get(task.handler());
         execution.thread = Thread.currentThread();
@@ -332,12 +451,12 @@ public final class DuctorWorker implements AutoCloseable {
             if (execution.cancelled) {
                 metrics.handlerFinished(handler, "cancelled", System.nanoTime() - started);
                 LOG.info("result of task {} discarded: {}", task.taskId(), execution.cancelReason);
-                return;
+                return List.of();
             }
             metrics.handlerFinished(handler, failure == null ? "success" : "failure", System.nanoTime() - started);
             if (failure == null) {
                 JsonNode json = output == null ? null : mapper.valueToTree(output);
-                report(execution, () -> tasks.complete(task.taskId(), task.leaseToken(), json), () -> {
+                return report(execution, () -> tasks.complete(task.taskId(), task.leaseToken(), json, nextWanted()), () -> {
                     completed.incrementAndGet();
                     metrics.completed(handler);
                 });
@@ -345,7 +464,7 @@ public final class DuctorWorker implements AutoCloseable {
                 boolean retry = retryable.test(failure);
                 String error = describe(failure);
                 LOG.info("task {} failed ({}retryable): {}", task.taskId(), retry ? "" : "not ", error);
-                report(execution, () -> tasks.fail(task.taskId(), task.leaseToken(), error, retry), () -> {
+                return report(execution, () -> tasks.fail(task.taskId(), task.leaseToken(), error, retry, nextWanted()), () -> {
                     failed.incrementAndGet();
                     metrics.failed(handler, retry);
                 });
@@ -355,40 +474,42 @@ public final class DuctorWorker implements AutoCloseable {
             MDC.remove("ductor.node");
             MDC.remove("ductor.attempt");
             MDC.remove("ductor.taskId");
-            finish(execution);
         }
     }
 
-    /** Sends a report, again on transient errors within the report timeout; a 409 means the lease was lost meanwhile. */
-    private void report(Execution execution, Runnable send, Runnable recorded) {
+    /**
+     * Sends a report, again on transient errors within the report timeout; a 409 means the lease was lost meanwhile.
+     * Returns the tasks the server leased to this worker with it.
+     */
+    private List<ClaimedTask> report(Execution execution, java.util.function.Supplier<List<ClaimedTask>> send, Runnable recorded) {
         long deadline = System.nanoTime() + reportTimeout.toNanos();
         for (int attempt = 1; ; attempt++) {
             if (execution.cancelled) {
                 LOG.info("result of task {} discarded: {}", execution.task.taskId(), execution.cancelReason);
-                return;
+                return List.of();
             }
             try {
-                send.run();
+                List<ClaimedTask> next = send.get();
                 recorded.run();
-                return;
+                return next;
             } catch (ConflictException lost) {
                 leaseLost(execution, lost);
-                return;
+                return List.of();
             } catch (NotFoundException gone) {
                 leaseLost(execution, gone); // reaped and its result consumed meanwhile
-                return;
+                return List.of();
             } catch (DuctorException e) {
                 if (!e.isTransient() || System.nanoTime() > deadline || state == State.STOPPED) {
                     LOG.error("could not report task {} ({}): the lease will run out and the server retries it",
                             execution.task.taskId(), e.getMessage());
-                    return;
+                    return List.of();
                 }
                 Duration delay = backoff(attempt, e);
                 LOG.warn("reporting task {} failed ({}), trying again in {} ms", execution.task.taskId(), e.getMessage(), delay.toMillis());
                 try {
                     Thread.sleep(delay.toMillis());
                 } catch (InterruptedException interrupted) {
-                    return;
+                    return List.of();
                 }
             }
         }
@@ -405,12 +526,17 @@ public final class DuctorWorker implements AutoCloseable {
     }
 
     private void finish(Execution execution) {
+        finish(execution, false);
+    }
+
+    /** The task is done here; its slot is freed unless {@code slotTaken} (a task leased with its report runs in it). */
+    private void finish(Execution execution, boolean slotTaken) {
         ScheduledFuture<?> beat = execution.heartbeat;
         if (beat != null) {
             beat.cancel(false);
         }
         execution.done = true;
-        if (inFlight.remove(execution)) {
+        if (inFlight.remove(execution) && !slotTaken) {
             slots.release();
         }
         synchronized (inFlight) {

@@ -29,6 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -265,9 +266,9 @@ class DuctorWorkerIT {
     }
 
     @Test
-    void whatOutlastsTheGraceIsNotReportedAndItsLeaseLapsesToAnotherWorker() throws Exception {
-        String handler = unique("lapse");
-        String workflow = workflow(handler, 2);
+    void whatOutlastsTheGraceIsNotReportedAndIsHandedBackToAnotherWorkerOnTheSameAttempt() throws Exception {
+        String handler = unique("handback");
+        String workflow = workflow(handler, 1);
         CountDownLatch started = new CountDownLatch(1);
         AtomicBoolean cancelled = new AtomicBoolean();
         DuctorWorker stubborn = started(worker().handler(handler, JsonNode.class, (JsonNode input, TaskContext ctx) -> {
@@ -286,26 +287,60 @@ class DuctorWorkerIT {
         Run run = client.startRun(workflow, Map.of(), null);
         assertTrue(started.await(30, TimeUnit.SECONDS));
         assertFalse(stubborn.shutdown(Duration.ofMillis(500)), "a task was left");
+        assertFalse(stubborn.isReady(), "a stopped worker is not ready");
         assertEquals(1, stubborn.stats().abandoned());
         assertEquals(0, stubborn.stats().completed());
         Thread.sleep(300);
         assertTrue(cancelled.get());
         assertEquals("RUNNING", client.getRun(run.runId()).status());
 
+        long handedOver = System.nanoTime();
         started(worker().handler(handler, JsonNode.class, (JsonNode input, TaskContext ctx) -> Map.of("from", "attempt " + ctx.attempt())));
         Run done = client.awaitRun(run.runId(), Duration.ofSeconds(30));
-        assertEquals("SUCCEEDED", done.status());
-        assertEquals("attempt 2", done.node("work").path("output").path("from").asText());
+        assertEquals("SUCCEEDED", done.status(), "a node of maxAttempts 1: the hand-back spent no attempt");
+        assertEquals("attempt 1", done.node("work").path("output").path("from").asText());
+        assertEquals(1, done.node("work").path("attempts").asInt());
+        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - handedOver) < TestServer.LEASE.toMillis(),
+                "taken over at once, not after the lease ran out");
     }
 
     @Test
-    void anUnreachableServerIsBackedOffFromAndAnIdleWorkerStopsPromptly() {
+    void startChecksTheServerAndFailsAtOnceWhenItDoesNotAnswer() {
         DuctorClient nowhere = DuctorClient.builder().baseUri("http://127.0.0.1:1").token("x").build();
         DuctorWorker worker = DuctorWorker.builder(nowhere).backoff(Duration.ofMillis(100), Duration.ofSeconds(1))
-                .handler("nothing", JsonNode.class, (JsonNode input, TaskContext ctx) -> null).build().start();
+                .handler("nothing", JsonNode.class, (JsonNode input, TaskContext ctx) -> null).build();
         long before = System.nanoTime();
-        assertTrue(worker.shutdown(Duration.ofSeconds(5)));
-        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before) < 3000);
+        WorkerStartException refused = assertThrows(WorkerStartException.class, worker::start);
+        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before) < 5000, "at once");
+        assertTrue(refused.getMessage().contains("no answer from the Ductor server at http://127.0.0.1:1"), refused.getMessage());
+        assertFalse(worker.isReady());
         assertEquals(0, worker.stats().claimed());
+        assertTrue(worker.shutdown(Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void startChecksTheTokenAndFailsAtOnceWhenTheServerRefusesIt() {
+        DuctorClient forged = DuctorClient.builder().baseUri(server.baseUri()).token("not.a.jwt").build();
+        DuctorWorker worker = DuctorWorker.builder(forged)
+                .handler("nothing", JsonNode.class, (JsonNode input, TaskContext ctx) -> null).build();
+        WorkerStartException refused = assertThrows(WorkerStartException.class, worker::start);
+        assertEquals(401, refused.status());
+        assertTrue(refused.getMessage().contains("refused the worker's token"), refused.getMessage());
+
+        DuctorWorker asClient = DuctorWorker.builder(client)
+                .handler("nothing", JsonNode.class, (JsonNode input, TaskContext ctx) -> null).build();
+        WorkerStartException wrongRole = assertThrows(WorkerStartException.class, asClient::start);
+        assertEquals(403, wrongRole.status());
+        assertTrue(wrongRole.getMessage().contains("lacks the worker role"), wrongRole.getMessage());
+        asClient.shutdown(Duration.ofSeconds(1));
+        worker.shutdown(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void aStartedWorkerIsReady() {
+        DuctorWorker worker = started(worker().handler(unique("ready"), JsonNode.class, (JsonNode input, TaskContext ctx) -> null));
+        assertTrue(worker.isReady(), "ready once start() returned: its first claim was answered");
+        assertTrue(worker.shutdown(Duration.ofSeconds(5)));
+        assertFalse(worker.isReady());
     }
 }

@@ -37,11 +37,11 @@ public final class FleetWorkerMain {
                 .backoff(Duration.ofMillis(100), Duration.ofSeconds(2))
                 .handler(handler, JsonNode.class, (JsonNode input, TaskContext ctx) -> {
                     synchronized (calls) {
-                        calls.write(ctx.runId() + " " + ctx.attempt() + "\n");
+                        calls.write(ctx.runId() + " " + ctx.node() + " " + ctx.attempt() + "\n");
                         calls.flush();
                     }
                     int n = input.path("n").asInt();
-                    if (n == blockN && ctx.attempt() == 1) {
+                    if (n == blockN && ctx.attempt() == 1 && "work".equals(ctx.node())) {
                         Files.writeString(dir.resolve("blocked-" + workerId), Long.toString(ProcessHandle.current().pid()));
                         Thread.sleep(Long.MAX_VALUE);
                     }

@@ -29,9 +29,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Three SDK worker JVMs run 500 runs of a one-task ({@code ext:}) workflow in parallel. The JVM that took the blocking
- * task is killed with SIGKILL mid-task: its lease is reaped, attempt 2 completes on another worker, all 500 runs
- * succeed, and every node attempt was executed and applied once.
+ * Three SDK worker JVMs run 500 runs of a two-step ({@code ext:}) chain in parallel, on the fast path: results
+ * group-committed, each run's second step leased to the worker that finished its first with the answer (eager
+ * dispatch). The JVM that took the blocking task is killed with SIGKILL mid-task, holding eagerly leased steps too:
+ * its leases are reaped, attempt 2 completes on another worker, all 500 runs succeed, and every node attempt was
+ * executed and applied once.
  */
 @Tag("it")
 class WorkerFleetIT {
@@ -60,7 +62,8 @@ class WorkerFleetIT {
         String handler = "double-" + UUID.randomUUID().toString().substring(0, 8);
         String workflow = "fleet-" + handler;
         admin.putWorkflow(workflow, new ObjectMapper().readTree("{\"nodes\": [{\"id\": \"work\", \"type\": \"task\","
-                + " \"handler\": \"ext:" + handler + "\", \"retry\": {\"maxAttempts\": 3}}]}"), null);
+                + " \"handler\": \"ext:" + handler + "\", \"retry\": {\"maxAttempts\": 3}}, {\"id\": \"then\", \"type\": \"task\","
+                + " \"handler\": \"ext:" + handler + "\", \"retry\": {\"maxAttempts\": 3}, \"dependsOn\": [\"work\"]}]}"), null);
 
         Path dir = Files.createDirectories(Path.of("target", "fleet-" + handler).toAbsolutePath());
         Map<String, Process> byId = new HashMap<>();
@@ -84,14 +87,20 @@ class WorkerFleetIT {
         assertTrue(victim.waitFor(15, TimeUnit.SECONDS));
         assertEquals(137, victim.exitValue());
 
-        Map<String, Integer> attemptsByRun = new HashMap<>();
+        Map<String, Integer> attemptsByStep = new HashMap<>(); // "<run> <node>" -> attempts
         int retriedElsewhere = 0;
         for (int n = 0; n < RUNS; n++) {
             Run run = client.awaitRun(runIds.get(n), Duration.ofSeconds(120));
             assertEquals("SUCCEEDED", run.status(), run.toString());
             assertEquals(2 * n, run.node("work").path("output").path("doubled").asInt());
+            assertEquals(2 * n, run.node("then").path("output").path("doubled").asInt());
             int attempts = run.node("work").path("attempts").asInt();
-            attemptsByRun.put(run.runId(), attempts);
+            attemptsByStep.put(run.runId() + " work", attempts);
+            int thenAttempts = run.node("then").path("attempts").asInt();
+            attemptsByStep.put(run.runId() + " then", thenAttempts);
+            if (thenAttempts > 1) {
+                retriedElsewhere++;
+            }
             if (n == BLOCK_N) {
                 assertTrue(attempts >= 2, "the killed worker's attempt was reaped and retried: " + run);
                 assertNotEquals(killed, run.node("work").path("output").path("worker").asText());
@@ -101,12 +110,12 @@ class WorkerFleetIT {
         }
         // Besides the blocked task, the killed JVM's other in-flight tasks (up to 15) are retried too; on a starved
         // machine a few more leases may run out. Tolerated, but not many.
-        assertTrue(retriedElsewhere <= 15 + RUNS / 20, retriedElsewhere + " runs needed more than one attempt");
+        assertTrue(retriedElsewhere <= 15 + RUNS / 20, retriedElsewhere + " steps needed more than one attempt");
         System.out.printf("%d runs through 3 worker JVMs (one killed) in %.1f s; %d other runs took a second attempt%n", RUNS,
                 (System.nanoTime() - started) / 1e9, retriedElsewhere);
 
         // No attempt was executed twice (the blocked one ran in the JVM that died) ...
-        assertTrue(Files.readAllLines(dir.resolve(killed + ".calls")).contains(runIds.get(BLOCK_N) + " 1"));
+        assertTrue(Files.readAllLines(dir.resolve(killed + ".calls")).contains(runIds.get(BLOCK_N) + " work 1"));
         Map<String, Integer> calls = new HashMap<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path file : files.filter(f -> f.toString().endsWith(".calls")).toList()) {
@@ -115,15 +124,18 @@ class WorkerFleetIT {
                 }
             }
         }
-        int attemptsCounted = attemptsByRun.values().stream().mapToInt(Integer::intValue).sum();
-        assertTrue(calls.size() <= attemptsCounted && calls.size() >= RUNS, calls.size() + " calls for " + attemptsCounted + " attempts");
+        int attemptsCounted = attemptsByStep.values().stream().mapToInt(Integer::intValue).sum();
+        assertTrue(calls.size() <= attemptsCounted && calls.size() >= 2 * RUNS, calls.size() + " calls for " + attemptsCounted + " attempts");
         calls.forEach((call, count) -> assertEquals(1, count, "attempt executed twice: " + call));
-        attemptsByRun.forEach((runId, attempts) ->
-                assertNotNull(calls.get(runId + " " + attempts), "the attempt that succeeded, " + attempts + " of " + runId + ", was executed"));
-        // ... and applied once: one success per run in its history.
+        attemptsByStep.forEach((step, attempts) ->
+                assertNotNull(calls.get(step + " " + attempts), "the attempt that succeeded, " + attempts + " of " + step + ", was executed"));
+        // ... and applied once: one success per step in its run's history.
         for (String runId : runIds) {
             List<Transition> history = client.history(runId);
-            assertEquals(1, history.stream().filter(t -> "work".equals(t.node()) && "SUCCEEDED".equals(t.to())).count());
+            for (String node : List.of("work", "then")) {
+                assertEquals(1, history.stream().filter(t -> node.equals(t.node()) && "SUCCEEDED".equals(t.to())).count(),
+                        node + " of " + runId);
+            }
         }
     }
 
