@@ -100,7 +100,8 @@ class NativeImageReadinessTest {
                 dev.ductor.api.RunResource.PatchBody.class, dev.ductor.api.RunResource.NodeAction.class,
                 dev.ductor.api.PoolResource.PoolBody.class, dev.ductor.api.EventResource.EventBody.class,
                 dev.ductor.api.TaskResource.ClaimBody.class, dev.ductor.api.TaskResource.HeartbeatBody.class,
-                dev.ductor.api.TaskResource.CompleteBody.class, dev.ductor.api.TaskResource.FailBody.class);
+                dev.ductor.api.TaskResource.CompleteBody.class, dev.ductor.api.TaskResource.FailBody.class,
+                dev.ductor.api.RunResource.ResetBody.class, dev.ductor.api.TaskResource.ReleaseBody.class);
         declare("dev.ductor.error.VersionConflictException#onLostRace -> VersionConflictException.<init>#3",
                 "current: the resource its callers read afresh after a lost race (WorkflowResource, RuleResource, RunResource)",
                 dev.ductor.workflow.StoredWorkflow.class, dev.ductor.aggregate.rule.RuleView.class, dev.ductor.run.RunView.class);
@@ -112,6 +113,9 @@ class NativeImageReadinessTest {
         declare("dev.ductor.run.PatchRefusedException#runTerminal -> PatchRefusedException.<init>#2",
                 "runId (a UUID), runStatus (a String), saved (Boolean), current (the RunView) and rejected (the PATCH body,"
                         + " a JsonNode)", dev.ductor.run.RunView.class);
+        declare("dev.ductor.run.PatchRefusedException#reset -> PatchRefusedException.<init>#2",
+                "runId (a UUID), saved (Boolean), current (the RunView) and rejected (the reset body, a JsonNode)",
+                dev.ductor.run.RunView.class);
         declare("dev.ductor.run.PatchRefusedException#nodeAction -> PatchRefusedException.<init>#2",
                 "node and action (Strings), refusals (a List of Maps of Strings), saved (Boolean), current (the RunView)"
                         + " and rejected (the PATCH body, a JsonNode)", dev.ductor.run.RunView.class);
