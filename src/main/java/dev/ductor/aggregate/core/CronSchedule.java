@@ -8,6 +8,7 @@ import com.cronutils.parser.CronParser;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -49,16 +50,17 @@ public final class CronSchedule {
 
     /** The first fire time strictly after {@code after}, if the expression fires again at all. */
     public Optional<Instant> next(Instant after) {
-        return execution.nextExecution(ZonedDateTime.ofInstant(after, zone)).map(ZonedDateTime::toInstant)
-                .filter(next -> next.isAfter(after));
+        // cron-utils keeps the fraction of the second it is given: hand it whole seconds, so fire times are whole too.
+        return execution.nextExecution(ZonedDateTime.ofInstant(after.truncatedTo(ChronoUnit.SECONDS), zone))
+                .map(next -> next.toInstant().truncatedTo(ChronoUnit.SECONDS)).filter(next -> next.isAfter(after));
     }
 
     /** The last fire time at or before {@code atOrBefore}, if there was one. */
     public Optional<Instant> previous(Instant atOrBefore) {
-        // cron-utils answers the last fire strictly before the time it is given, at a whole second: ask just past it.
-        Instant probe = atOrBefore.plusNanos(1);
-        return execution.lastExecution(ZonedDateTime.ofInstant(probe, zone)).map(ZonedDateTime::toInstant)
-                .filter(previous -> !previous.isAfter(atOrBefore));
+        // cron-utils answers the last fire strictly before the time it is given: ask at the next whole second.
+        Instant probe = atOrBefore.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+        return execution.lastExecution(ZonedDateTime.ofInstant(probe, zone))
+                .map(previous -> previous.toInstant().truncatedTo(ChronoUnit.SECONDS)).filter(previous -> !previous.isAfter(atOrBefore));
     }
 
     /** Up to {@code count} fire times strictly after {@code after}, in order. */

@@ -44,8 +44,12 @@ public class ScheduleFirer {
     @Inject DuctorConfig config;
     @Inject Clock clock;
 
-    /** What one pass did: the runs it started, and the fire times it let go (missed, past the bound, or overlapping). */
-    public record Pass(List<UUID> started, int skipped) {
+    /** What one pass did: the runs it started, and how many fire times it let go (overlapping a running run). */
+    public record Pass(List<Fired> started, int skipped) {
+    }
+
+    /** A run a pass started: for which schedule and fire time. */
+    public record Fired(String tenant, String schedule, Instant fireTime, UUID runId) {
     }
 
     /** The idempotency key of the run a schedule starts at {@code fire}: the same on every pod. */
@@ -74,7 +78,7 @@ public class ScheduleFirer {
         Instant at = now.truncatedTo(ChronoUnit.MICROS);
         List<ScheduleProjection.Due> due = QuarkusTransaction.requiringNew()
                 .call(() -> projection.due(at, config.schedules().batchSize()));
-        List<UUID> started = new ArrayList<>();
+        List<Fired> started = new ArrayList<>();
         int skipped = 0;
         for (ScheduleProjection.Due schedule : due) {
             try {
@@ -107,7 +111,7 @@ public class ScheduleFirer {
         UUID lastRun = due.lastRunId();
         Instant lastFire = null;
         String lastError = null;
-        List<UUID> started = new ArrayList<>();
+        List<Fired> started = new ArrayList<>();
         int skipped = 0;
         for (Instant fire : plan.fires()) {
             if (lastRun != null && schedule.overlap() != Schedule.Overlap.ALLOW
@@ -133,11 +137,11 @@ public class ScheduleFirer {
             lastRun = result.started().run().runId();
             lastFire = fire;
             lastError = null;
-            started.add(lastRun);
+            started.add(new Fired(due.tenant(), due.name(), fire, lastRun));
         }
         if (lastFire != null || lastError != null) {
             projection.recordFires(due, plan.firedThrough(), lastFire, lastRun, lastError);
         }
-        return new Pass(List.copyOf(started), skipped + (plan.skipped() ? 1 : 0));
+        return new Pass(List.copyOf(started), skipped);
     }
 }

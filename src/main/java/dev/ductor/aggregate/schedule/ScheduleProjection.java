@@ -76,8 +76,8 @@ public class ScheduleProjection {
                 .setParameter(1, tenant)
                 .setParameter(2, name)
                 .getResultList();
-        return rows.stream().findFirst().map(r -> new Firing(SqlTimestamps.toInstant(r[0]), SqlTimestamps.toInstant(r[1]),
-                SqlTimestamps.toInstant(r[2]), (UUID) r[3], (String) r[4]));
+        return rows.stream().findFirst().map(r -> new Firing(SqlTimestamps.toInstant(r[0]), instantOrNull(r[1]),
+                instantOrNull(r[2]), (UUID) r[3], (String) r[4]));
     }
 
     /** Moves the row from {@code expectedVersion} to the new definition and firing cursor; false when it is not at that version. */
@@ -161,4 +161,8 @@ public class ScheduleProjection {
         }
     }
 
+
+    private static Instant instantOrNull(Object timestamp) {
+        return timestamp == null ? null : SqlTimestamps.toInstant(timestamp);
+    }
 }

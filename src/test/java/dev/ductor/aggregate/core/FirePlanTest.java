@@ -209,6 +209,15 @@ class FirePlanTest {
     }
 
     @Test
+    void fireTimesAreWholeSecondsWhateverTheCursorsFraction() {
+        assertEquals(List.of(t("2025-06-02T10:00:01Z"), t("2025-06-02T10:00:02Z")),
+                EVERY_SECOND.nextTimes(t("2025-06-02T10:00:00.549639Z"), 2));
+        assertEquals(Optional.of(t("2025-06-02T10:00:00Z")), EVERY_SECOND.previous(t("2025-06-02T10:00:00.549639Z")));
+        assertEquals(List.of(t("2025-06-02T10:00:01Z"), t("2025-06-02T10:00:02Z")),
+                plan(EVERY_SECOND, "2025-06-02T10:00:00.549639Z", "2025-06-02T10:00:02.3Z", CatchUp.NONE, 100).fires());
+    }
+
+    @Test
     void quartzExpressionsAreReadSecondsFirstAndUnixOnesAreRefused() {
         assertEquals(List.of(t("2025-06-02T10:05:00Z"), t("2025-06-02T10:10:00Z")),
                 CronSchedule.parse("0 */5 * * * ?", UTC).nextTimes(t("2025-06-02T10:03:00Z"), 2));
