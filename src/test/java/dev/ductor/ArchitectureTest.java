@@ -73,6 +73,7 @@ class ArchitectureTest {
             Map.entry("eec_aggregate_event", "dev.ductor.aggregate"),
             Map.entry("eec_pool", "dev.ductor.aggregate.pool"),
             Map.entry("eec_rule", "dev.ductor.aggregate.rule"),
+            Map.entry("eec_schedule", "dev.ductor.aggregate.schedule"),
             Map.entry("eec_event", "dev.ductor.aggregate.rule"));
 
     /**

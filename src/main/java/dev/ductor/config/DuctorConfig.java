@@ -39,6 +39,8 @@ public interface DuctorConfig {
 
     Workflow workflow();
 
+    Schedules schedules();
+
     /** Bounds of the workflow language (README "Writing workflows"). */
     interface Workflow {
         /** The most items one {@code forEach} node may fan out over; a longer list fails the node. */
@@ -332,6 +334,29 @@ public interface DuctorConfig {
 
         /** Runs examined per batch, keyed by (created_at, run_id). */
         @WithDefault("500")
+        int batchSize();
+    }
+
+    /** The scheduler: cron schedules' fire times become runs (aggregate/schedule/ScheduleFirer). */
+    interface Schedules {
+        /** Run scheduler passes in this process (every pod may: the conditional update makes each fire start one run). */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often each pod runs a pass (read by the scheduler expression). */
+        @WithDefault("1s")
+        Duration interval();
+
+        /** The most fire times one schedule starts in one pass, missed ones included; older ones are skipped. */
+        @WithDefault("100")
+        int maxCatchUp();
+
+        /** A fire time older than this when a pass reaches it counts as missed, and follows the schedule's catchUp. */
+        @WithDefault("60s")
+        Duration misfireThreshold();
+
+        /** Due schedules one pass takes on, the most overdue first; the rest wait for the next pass. */
+        @WithDefault("100")
         int batchSize();
     }
 }

@@ -30,6 +30,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /** Read side of runs, always scoped to the caller's tenant: another tenant's run simply does not exist. */
@@ -113,6 +114,15 @@ public class RunQueries {
             throw new NotFoundException("Run", runId.toString());
         }
         return header;
+    }
+
+    /** The run's status (RUNNING, SUCCEEDED, ...), or empty when the tenant has no such run. */
+    public Optional<String> status(String tenant, UUID runId) {
+        try {
+            return Optional.of(header(tenant, runId).status());
+        } catch (NotFoundException gone) {
+            return Optional.empty();
+        }
     }
 
     WorkflowRunEntity find(String tenant, UUID runId) {

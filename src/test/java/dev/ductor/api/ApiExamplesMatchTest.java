@@ -37,6 +37,12 @@ class ApiExamplesMatchTest {
     @Inject
     DevTokenIssuer issuer;
 
+    @Inject
+    dev.ductor.aggregate.schedule.ScheduleFirer firer;
+
+    @Inject
+    java.time.Clock clock;
+
     Api api;
     JsonNode examples;
 
@@ -84,6 +90,24 @@ class ApiExamplesMatchTest {
         matches("conflict-workflow", api.putWorkflow(workflow, example("workflow-put").toString(), "\"0\""), 409);
         matches("unauthorized", RestAssured.given().get("/api/v1/runs"), 401);
         matches("forbidden", api.as("worker").body(example("workflow-put").toString()).put("/api/v1/workflows/{n}", workflow), 403);
+    }
+
+    @Test
+    void scheduleExamplesHaveTheShapeOfRealAnswers() throws Exception {
+        api.createWorkflow("report", "{\"nodes\": [{\"id\": \"gate\", \"type\": \"signal\", \"signal\": \"go\"}]}");
+        String path = "/api/v1/schedules/nightly-report";
+        matches("schedule-invalid", api.as("admin").body(((com.fasterxml.jackson.databind.node.ObjectNode) example("schedule-put")
+                .deepCopy()).put("cron", "*/5 * * * *").toString()).put(path), 422);
+        matches("not-found-schedule", api.as("client").get(path), 404);
+        assertEquals(201, api.as("admin").body(example("schedule-put").toString()).put(path).statusCode());
+        firer.runOnce(clock.instant().plus(java.time.Duration.ofMinutes(6))); // so that it shows its last fire
+        matches("schedule", api.as("client").get(path), 200);
+        matches("schedule-list", api.as("client").get("/api/v1/schedules"), 200);
+        matches("precondition-schedule", api.as("admin").body(example("schedule-put").toString()).put(path), 428);
+        matches("conflict-schedule", api.as("admin").header("If-Match", "\"7\"").body(example("schedule-put").toString()).put(path),
+                409);
+        String paused = ((com.fasterxml.jackson.databind.node.ObjectNode) example("schedule-put").deepCopy()).put("paused", true).toString();
+        assertEquals(200, api.as("admin").header("If-Match", "\"1\"").body(paused).put(path).statusCode());
     }
 
     private void awaitPaidWaiting(String runId) {

@@ -27,7 +27,8 @@ final class ContractRoutes {
 
     /** Which resource a route edits under If-Match (CONTRACT §3: PUT of a workflow/pool/rule, PATCH of a run). */
     enum Versioned {
-        NONE(null), WORKFLOW("/api/v1/workflows/{}"), RUN("/api/v1/runs/{}"), POOL("/api/v1/pools/{}"), RULE("/api/v1/rules/{}");
+        NONE(null), WORKFLOW("/api/v1/workflows/{}"), RUN("/api/v1/runs/{}"), POOL("/api/v1/pools/{}"), RULE("/api/v1/rules/{}"),
+        SCHEDULE("/api/v1/schedules/{}");
 
         /** The GET that reads the resource back (normalized template). */
         final String read;
@@ -161,6 +162,16 @@ final class ContractRoutes {
             field("enabled", Type.BOOL, false, true),
             field("name", Type.STRING, false, false, "\"some-other-rule\"", "\"\"")));
 
+    private static final Body SCHEDULE_BODY = new Body(BodyUse.REQUIRED, List.of(""), List.of(
+            field("cron", Type.STRING, true, false, "\"\"", "\"*/5 * * * *\"", "\"0 0 6 * * ? 2001\"", "\"every day\"", longString(201)),
+            field("timezone", Type.STRING, true, false, "\"\"", "\"Mars/Olympus\"", "\"+25:00\""),
+            field("workflow", Type.STRING, true, false, "\"\"", "\"has space\"", "\"guard-no-such-workflow\"", longString(101)),
+            field("input", Type.PAYLOAD, false, true),
+            field("overlap", Type.ENUM, false, true, "\"queue\"", "\"Skip\"", "\"\""),
+            field("catchUp", Type.ENUM, false, true, "\"some\"", "\"ALL\"", "\"\""),
+            field("paused", Type.BOOL, false, true),
+            field("name", Type.STRING, false, false, "\"some-other-schedule\"", "\"\"")));
+
     private static final Body EVENT_BODY = new Body(BodyUse.REQUIRED, List.of(""), List.of(
             field("type", Type.STRING, true, false, "\"\"", "\"  \"", longString(201)),
             field("key", Type.STRING, false, true, "\"\"", "\"  \"", longString(201)),
@@ -192,11 +203,19 @@ final class ContractRoutes {
                     w -> "{\"leaseToken\":\"" + w.leaseToken + "\",\"error\":\"boom\",\"retryable\":true}"),
             new Rule("PUT", "/api/v1/pools/{}", Set.of(ADMIN), Versioned.POOL, POOL_BODY, w -> poolBody(7, false)),
             new Rule("PUT", "/api/v1/rules/{}", Set.of(ADMIN), Versioned.RULE, RULE_BODY, w -> ruleBody(w.workflow, "guard.edited")),
+            new Rule("PUT", "/api/v1/schedules/{}", Set.of(ADMIN), Versioned.SCHEDULE, SCHEDULE_BODY,
+                    w -> scheduleBody(w.workflow, "0 0 4 1 1 ?", true)),
             new Rule("POST", "/api/v1/events", Set.of(CLIENT), Versioned.NONE, EVENT_BODY,
                     w -> "{\"type\":\"guard.nothing-listens\",\"key\":\"k1\",\"payload\":{\"a\":1},\"idempotencyKey\":\"guard-event\"}"));
 
     static String poolBody(int capacity, boolean paused) {
         return "{\"capacity\":" + capacity + ",\"paused\":" + paused + "}";
+    }
+
+    /** A schedule of {@code workflow}; the guard's fire at most once a year, and are paused, so they start no runs. */
+    static String scheduleBody(String workflow, String cron, boolean paused) {
+        return "{\"cron\":\"" + cron + "\",\"timezone\":\"Europe/Amsterdam\",\"workflow\":\"" + workflow
+                + "\",\"input\":{\"k\":1},\"overlap\":\"skip\",\"catchUp\":\"none\",\"paused\":" + paused + "}";
     }
 
     /** A rule that starts {@code workflow} when an event of type {@code on} from region eu arrives. */

@@ -30,6 +30,7 @@ final class GuardWorld {
     String leaseToken;
     String pool;
     String rule;
+    String schedule;
 
     String foreignWorkflow;
     String foreignRunId;
@@ -37,6 +38,7 @@ final class GuardWorld {
     String foreignLease;
     String foreignPool;
     String foreignRule;
+    String foreignSchedule;
 
     private GuardWorld(Api http, List<OpenApiRoutes.Operation> operations) {
         this.http = http;
@@ -74,6 +76,14 @@ final class GuardWorld {
             world.foreignRule = world.createAndEdit(world.foreignTenant, "/api/v1/rules/", "grx-" + shortId(),
                     ContractRoutes.ruleBody(world.foreignWorkflow, "guard.created"),
                     ContractRoutes.ruleBody(world.foreignWorkflow, "guard.event"));
+        }
+        if (world.served.contains("PUT /api/v1/schedules/{}")) {
+            world.schedule = world.createAndEdit(world.tenant, "/api/v1/schedules/", "gs-" + shortId(),
+                    ContractRoutes.scheduleBody(world.workflow, "0 0 3 1 1 ?", true),
+                    ContractRoutes.scheduleBody(world.workflow, "0 0 4 1 1 ?", true));
+            world.foreignSchedule = world.createAndEdit(world.foreignTenant, "/api/v1/schedules/", "gsx-" + shortId(),
+                    ContractRoutes.scheduleBody(world.foreignWorkflow, "0 0 3 1 1 ?", true),
+                    ContractRoutes.scheduleBody(world.foreignWorkflow, "0 0 4 1 1 ?", true));
         }
         return world;
     }
@@ -159,7 +169,7 @@ final class GuardWorld {
 
     // ---- addressing ---------------------------------------------------------------------------------------------
 
-    /** The real id for a path parameter that follows {@code collection} (workflows, runs, tasks, pools, rules). */
+    /** The real id for a path parameter that follows {@code collection} (workflows, runs, tasks, pools, rules, schedules). */
     String idFor(String collection, boolean foreign) {
         return switch (collection) {
             case "workflows" -> foreign ? foreignWorkflow : workflow;
@@ -167,6 +177,7 @@ final class GuardWorld {
             case "tasks" -> foreign ? foreignTaskId : taskId;
             case "pools" -> foreign ? foreignPool : pool;
             case "rules" -> foreign ? foreignRule : rule;
+            case "schedules" -> foreign ? foreignSchedule : schedule;
             default -> null;
         };
     }
@@ -202,6 +213,7 @@ final class GuardWorld {
             case RUN -> etag(tenant, "/api/v1/runs/" + runId);
             case POOL -> pool == null ? null : etag(tenant, "/api/v1/pools/" + pool);
             case RULE -> rule == null ? null : etag(tenant, "/api/v1/rules/" + rule);
+            case SCHEDULE -> schedule == null ? null : etag(tenant, "/api/v1/schedules/" + schedule);
             default -> null;
         };
     }

@@ -219,7 +219,7 @@ final class MalformedRequests {
                     values.add(Long.toString(8_000_000_000_000L + random.nextInt(1_000_000)));
                     values.add(world.foreignTaskId);
                 }
-                case "workflows", "pools", "rules" -> {
+                case "workflows", "pools", "rules", "schedules" -> {
                     values.addAll(NAME_GARBAGE);
                     if (!creates) {
                         values.add("guard-missing-" + GuardWorld.shortId());

@@ -200,6 +200,13 @@ class MutatingRouteWalkTest {
                 return new Resource(path, path, ContractRoutes.ruleBody(world.workflow, "guard.updated"),
                         ContractRoutes.ruleBody(world.workflow, "guard.rejected"));
             }
+            case SCHEDULE -> {
+                String path = "/api/v1/schedules/" + name;
+                GuardWorld.expect(201, http.send("PUT", path, http.jsonHeaders(ContractRoutes.ADMIN, world.tenant),
+                        ContractRoutes.scheduleBody(world.workflow, "0 0 3 1 1 ?", true)), "PUT " + path);
+                return new Resource(path, path, ContractRoutes.scheduleBody(world.workflow, "0 0 4 1 1 ?", true),
+                        ContractRoutes.scheduleBody(world.workflow, "0 0 5 1 1 ?", true));
+            }
             default -> throw new IllegalArgumentException(rule.key());
         }
     }

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -228,6 +229,36 @@ class DuctorCliIT {
     private static String awaitStatus(String runId) {
         DuctorClient client = DuctorClient.builder().baseUri(server.baseUri()).tokenFile(server.tokenFile("client")).build();
         return client.awaitRun(runId, Duration.ofSeconds(30)).status();
+    }
+
+    @Test
+    void scheduleApplyListPauseAndResumeWithTheVersionLastSeen() throws Exception {
+        String workflow = apply(unique("nightly"), "[{\"id\": \"a\", \"type\": \"task\", \"handler\": \"noop\"}]");
+        String schedule = unique("sched");
+        Path file = file(schedule + ".json", "{\"name\": \"" + schedule + "\", \"cron\": \"0 0 2 * * ?\", \"timezone\":"
+                + " \"Europe/Amsterdam\", \"workflow\": \"" + workflow + "\", \"catchUp\": \"last\"}");
+        Result applied = cli("schedule", "apply", "-f", file.toString());
+        assertEquals(0, applied.code(), applied.err());
+        assertTrue(applied.out().contains("next "), applied.out());
+        Result listed = cli("schedule", "list");
+        assertTrue(listed.out().contains(schedule), listed.out());
+
+        Result paused = cli("schedule", "pause", schedule, "-o", "json");
+        assertEquals(0, paused.code(), paused.err());
+        assertTrue(paused.json().path("paused").asBoolean());
+        assertEquals(2, paused.json().path("version").asInt());
+
+        DuctorClient otherAdmin = DuctorClient.builder().baseUri(server.baseUri()).tokenFile(server.tokenFile("admin")).build();
+        otherAdmin.putSchedule(schedule, JSON.readTree("{\"cron\": \"0 0 3 * * ?\", \"timezone\": \"UTC\", \"workflow\": \""
+                + workflow + "\", \"paused\": true}"), 2L);
+        Result stale = cli("schedule", "resume", schedule);
+        assertEquals(3, stale.code(), "someone changed it since this CLI saw version 2: " + stale.out() + stale.err());
+        assertTrue(cli("schedule", "get", schedule, "-o", "json").json().path("paused").asBoolean(), "nothing was saved");
+        Result resumed = cli("schedule", "resume", schedule, "-o", "json");
+        assertEquals(0, resumed.code(), resumed.err());
+        assertFalse(resumed.json().path("paused").asBoolean());
+        assertEquals("0 0 3 * * ?", resumed.json().path("cron").asText(), "the resume kept the other admin's change");
+        assertEquals(5, resumed.json().path("nextFireTimes").size());
     }
 
     @Test

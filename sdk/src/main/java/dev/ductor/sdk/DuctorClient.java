@@ -31,7 +31,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * A client of Ductor's REST API ({@code /api/v1}): workflows, runs, pools, rules and events; {@link #tasks()} is the
+ * A client of Ductor's REST API ({@code /api/v1}): workflows, runs, pools, rules, schedules and events; {@link #tasks()} is the
  * external workers' task API that {@link dev.ductor.sdk.worker.DuctorWorker} builds on. Thread-safe; one per
  * application is enough. Errors are {@link DuctorException}s, typed by status.
  *
@@ -370,6 +370,25 @@ public final class DuctorClient {
     /** Creates the rule ({@code ifMatch} null) or replaces it: body {@code {on, match?, start? or signal?}}. */
     public Versioned putRule(String name, JsonNode rule, Long ifMatch) {
         return versioned(exchange("PUT", "/rules/" + segment(name), rule, ifMatch(ifMatch), requestTimeout));
+    }
+
+    // ---- schedules ------------------------------------------------------------------------------------------------
+
+    /** The tenant's schedules by name, each with its next fire times. */
+    public List<JsonNode> listSchedules() {
+        return items(exchange("GET", "/schedules", null, Map.of(), requestTimeout).body);
+    }
+
+    public Versioned getSchedule(String name) {
+        return versioned(exchange("GET", "/schedules/" + segment(name), null, Map.of(), requestTimeout));
+    }
+
+    /**
+     * Creates the schedule ({@code ifMatch} null) or replaces it: body {@code {cron, timezone, workflow, input?, overlap?,
+     * catchUp?, paused?}}, {@code cron} in Quartz form (seconds first).
+     */
+    public Versioned putSchedule(String name, JsonNode schedule, Long ifMatch) {
+        return versioned(exchange("PUT", "/schedules/" + segment(name), schedule, ifMatch(ifMatch), requestTimeout));
     }
 
     /** Sends an event to the tenant's rules; answers with the runs started or signalled (a resent key: the first answer). */

@@ -8,6 +8,7 @@ import * as run from './pages/run.js';
 import * as workflows from './pages/workflows.js';
 import * as pools from './pages/pools.js';
 import * as rules from './pages/rules.js';
+import * as schedules from './pages/schedules.js';
 import * as fleet from './pages/fleet.js';
 
 const ROUTES = [
@@ -21,11 +22,14 @@ const ROUTES = [
   [/^\/console\/pools\/([^/]+)\/?$/, pools.renderOne, 'pools'],
   [/^\/console\/rules\/?$/, rules.renderList, 'rules'],
   [/^\/console\/rules\/([^/]+)\/?$/, rules.renderOne, 'rules'],
+  [/^\/console\/schedules\/?$/, schedules.renderList, 'schedules'],
+  [/^\/console\/schedules\/([^/]+)\/?$/, schedules.renderOne, 'schedules'],
   [/^\/console\/fleet\/?$/, fleet.render, 'fleet'],
 ];
 
 const NAV = [['runs', 'Runs', '/console/runs'], ['workflows', 'Workflows', '/console/workflows'],
-  ['pools', 'Pools', '/console/pools'], ['rules', 'Rules', '/console/rules'], ['fleet', 'Fleet', '/console/fleet']];
+  ['pools', 'Pools', '/console/pools'], ['rules', 'Rules', '/console/rules'],
+  ['schedules', 'Schedules', '/console/schedules'], ['fleet', 'Fleet', '/console/fleet']];
 
 const app = document.getElementById('app');
 let cleanup = null;

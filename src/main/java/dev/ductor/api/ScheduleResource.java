@@ -1,0 +1,72 @@
+package dev.ductor.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.aggregate.schedule.ScheduleService;
+import dev.ductor.aggregate.schedule.ScheduleView;
+import dev.ductor.error.VersionConflictException;
+import dev.ductor.security.CallerContext;
+import dev.ductor.security.Roles;
+import dev.ductor.validation.Constraints.Name;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * Schedules: start a run of a workflow at each fire time of a cron expression (Quartz form, seconds first). {@code PUT}
+ * creates (201) or replaces (200, needs If-Match) a schedule; {@code GET} shows it with its ETag and next fire times.
+ */
+@Path("/api/v1/schedules")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+@APIResponse(responseCode = "401", ref = "unauthorized") // and the 403: api/ApiDocumentation
+public class ScheduleResource {
+
+    @Inject
+    ScheduleService schedules;
+
+    @Inject
+    CallerContext caller;
+
+    @PUT
+    @Path("/{name}")
+    @RolesAllowed(Roles.ADMIN)
+    public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
+        OptionalLong expected = Versions.ifMatch(ifMatch);
+        String tenant = caller.tenant();
+        ScheduleService.PutResult result = VersionConflictException.onLostRace("Schedule '" + name + "'", expected, body,
+                () -> schedules.put(tenant, name, body, expected, caller.subject()), () -> schedules.get(tenant, name),
+                ScheduleView::version);
+        Response.ResponseBuilder response = result.created()
+                ? Response.created(URI.create("/api/v1/schedules/" + name))
+                : Response.ok();
+        return response.header("ETag", Versions.etag(result.schedule().version())).entity(result.schedule()).build();
+    }
+
+    @GET
+    @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    public Map<String, List<ScheduleView>> list() {
+        return Map.of("items", schedules.list(caller.tenant()));
+    }
+
+    @GET
+    @Path("/{name}")
+    @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    public Response get(@PathParam("name") @Name String name) {
+        ScheduleView schedule = schedules.get(caller.tenant(), name);
+        return Response.ok(schedule).header("ETag", Versions.etag(schedule.version())).build();
+    }
+}
