@@ -185,6 +185,29 @@ public final class DuctorClient {
         return new Run(exchange("PATCH", "/runs/" + segment(runId), patch, ifMatch(ifMatch), requestTimeout).body);
     }
 
+    /**
+     * {@code POST /runs/{runId}/reset}: reopens a FAILED or CANCELLED run (a SUCCEEDED one with
+     * {@link ResetOptions#reopenSucceeded()}) from the chosen nodes, based on run version {@code ifMatch}; the answer
+     * is the RUNNING run with its new {@link Run#version()}. A stale version, a run still running, or nodes its
+     * revision does not have is a {@link ConflictException} carrying current and rejected; nothing is saved.
+     */
+    public Run resetRun(String runId, ResetOptions options, long ifMatch) {
+        ObjectNode body = mapper.createObjectNode();
+        if (!options.nodes().isEmpty()) {
+            options.nodes().forEach(body.putArray("fromNodes")::add);
+        }
+        if (options.failed()) {
+            body.put("failedOnly", true);
+        }
+        if (options.currentRevision()) {
+            body.put("toRevision", "current");
+        }
+        if (options.reopen()) {
+            body.put("reopenSucceeded", true);
+        }
+        return new Run(exchange("POST", "/runs/" + segment(runId) + "/reset", body, ifMatch(ifMatch), requestTimeout).body);
+    }
+
     private Run nodeAction(String runId, String node, String action, long ifMatch) {
         ObjectNode body = mapper.createObjectNode();
         body.putObject("nodes").putObject(node).put("action", action);
