@@ -27,7 +27,7 @@ import java.util.Set;
  */
 @Command(name = "ductor", mixinStandardHelpOptions = true, version = "ductor 0.1.0",
         description = "Ductor's command line: workflows, runs, pools, rules and events over the REST API.",
-        subcommands = {WorkflowCommands.class, RunCommands.class, PoolCommands.class, RuleCommands.class, EventCommands.class},
+        subcommands = {WorkflowCommands.class, RunCommands.class, PoolCommands.class, RuleCommands.class, EventCommands.class, BulkCommands.class},
         footer = {"", "Exit codes: 0 success, 2 usage error, 3 conflict (409), 1 otherwise.",
                 "Server: --server or DUCTOR_SERVER (default http://localhost:8080). Token: --token, --token-file or DUCTOR_TOKEN;",
                 "on localhost, .ductor/dev-tokens/<role>.jwt, the role chosen per command (or --role)."})

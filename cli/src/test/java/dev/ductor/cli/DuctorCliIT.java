@@ -259,6 +259,35 @@ class DuctorCliIT {
         assertEquals("SUCCEEDED", awaitStatus(runId));
     }
 
+    @Test
+    void bulkResetPreviewsThenResetsEveryMatchingRun() throws Exception {
+        String workflow = unique("bulk");
+        String broken = "[{\"id\": \"charge\", \"type\": \"task\", \"handler\": \"fail\", \"input\": {\"retryable\": false}}]";
+        apply(workflow, broken);
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            runs.add(cli("run", "start", workflow, "-o", "json").json().path("runId").asText());
+        }
+        for (String run : runs) {
+            assertEquals("FAILED", awaitStatus(run));
+        }
+        apply(workflow, broken.replace("\"fail\"", "\"echo\""));
+        Result preview = cli("bulk", "start", "reset", "--workflow", workflow, "--status", "FAILED", "--dry-run");
+        assertEquals(0, preview.code(), preview.err());
+        assertTrue(preview.out().startsWith("3 runs match"), preview.out());
+        Result job = cli("bulk", "start", "reset", "--workflow", workflow, "--status", "FAILED", "--to-current-revision", "--wait", "-o", "json");
+        assertEquals(0, job.code(), job.err());
+        assertEquals("SUCCEEDED", job.json().path("status").asText(), job.out());
+        assertEquals(3, job.json().path("done").asInt(), job.out());
+        for (String run : runs) {
+            assertEquals("SUCCEEDED", awaitStatus(run));
+        }
+        Result shown = cli("bulk", "get", job.json().path("id").asText());
+        assertTrue(shown.out().contains("matched 3, done 3, skipped 0"), shown.out());
+        assertEquals(3, cli("bulk", "cancel", job.json().path("id").asText()).code(), "a finished job: 409");
+        assertEquals(1, cli("bulk", "start", "delete").code(), "400 from the server");
+    }
+
     private static String awaitStatus(String runId) {
         DuctorClient client = DuctorClient.builder().baseUri(server.baseUri()).tokenFile(server.tokenFile("client")).build();
         return client.awaitRun(runId, Duration.ofSeconds(30)).status();

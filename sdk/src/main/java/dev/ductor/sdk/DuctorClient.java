@@ -354,6 +354,25 @@ public final class DuctorClient {
     }
 
     /** Sends an event to the tenant's rules; answers with the runs started or signalled (a resent key: the first answer). */
+    /**
+     * {@code POST /bulk-actions}: {@code body} is {@code {action: cancel|reset|retry-dead-letters, filter: {workflow?,
+     * status?, revision?, createdBefore?, createdAfter?}, dryRun?, toRevision?}}. A dry run answers {@code {matched,
+     * sample}}; else the job's progress {@code {id, status, matched, done, skipped, failed, ...}}.
+     */
+    public JsonNode bulkAction(JsonNode body) {
+        return exchange("POST", "/bulk-actions", body, Map.of(), requestTimeout).body;
+    }
+
+    /** A bulk action's progress: {@code {id, action, status, matched, done, skipped, failed, ...}}. */
+    public JsonNode getBulkAction(String id) {
+        return exchange("GET", "/bulk-actions/" + segment(id), null, Map.of(), requestTimeout).body;
+    }
+
+    /** Stops a running bulk action; a finished one is a {@link ConflictException}. */
+    public JsonNode cancelBulkAction(String id) {
+        return exchange("POST", "/bulk-actions/" + segment(id) + "/cancel", null, Map.of(), requestTimeout).body;
+    }
+
     public JsonNode sendEvent(String type, String key, Object payload, String idempotencyKey) {
         ObjectNode body = mapper.createObjectNode().put("type", type);
         if (key != null) {
