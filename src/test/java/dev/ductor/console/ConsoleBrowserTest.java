@@ -362,6 +362,32 @@ class ConsoleBrowserTest {
         assertEquals(3, run.getInt("nodes.charge.attempts"), "two failed lives, then the fixed one");
     }
 
+    @Test
+    void anOperatorPreviewsAServerSideBulkResetOfTheFilteredRunsThenWatchesItsProgress() {
+        String broken = "{\"nodes\": [{\"id\": \"charge\", \"type\": \"task\", \"handler\": \"fail\", \"input\": {\"retryable\": false}}]}";
+        String workflow = define("bulkreset", broken);
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            runs.add(start(workflow, "{}"));
+        }
+        runs.forEach(run -> awaitStatus(run, "FAILED"));
+        String etag = as("admin").get("/api/v1/workflows/{name}", workflow).then().extract().header("ETag");
+        as("admin").header("If-Match", etag).body(broken.replace("\"fail\"", "\"echo\"")).put("/api/v1/workflows/{name}", workflow).then().statusCode(200);
+        try (Browser browser = Browser.open(base)) {
+            browser.signInAs("operator");
+            browser.go("/console/runs?workflow=" + workflow + "&status=FAILED");
+            browser.find("[data-run='" + runs.get(0) + "']");
+            click(browser, "[data-action='server-bulk-reset']");
+            assertEquals("3", browser.find("[data-bulk-preview]").getAttribute("data-matched"), "the preview counts before anything is done");
+            runs.forEach(run -> assertEquals("FAILED", as("client").get("/api/v1/runs/{id}", run).then().extract().path("status")));
+            click(browser, "[data-bulk='current']");
+            click(browser, "[data-action='server-bulk-confirm']");
+            browser.until(d -> "SUCCEEDED".equals(attribute(browser, "[data-bulk-progress]", "data-bulk-progress")), "the job's progress to its end");
+            assertEquals("3", attribute(browser, "[data-bulk-progress]", "data-done"));
+        }
+        runs.forEach(run -> awaitStatus(run, "SUCCEEDED"));
+    }
+
     private void awaitStatus(String runId, String status) {
         long deadline = System.nanoTime() + 20_000_000_000L;
         String now = null;
