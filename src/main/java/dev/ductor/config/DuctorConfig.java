@@ -41,6 +41,31 @@ public interface DuctorConfig {
 
     Schedules schedules();
 
+    Bulk bulk();
+
+    /** Bulk actions ({@code POST /api/v1/bulk-actions}), worked through by every pod. */
+    interface Bulk {
+        /** This pod takes part. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often a pod looks for runs still to do (read by the scheduler as ${ductor.bulk.interval}). */
+        @WithDefault("1s")
+        Duration interval();
+
+        /** Runs one pod takes at once (FOR UPDATE SKIP LOCKED). */
+        @WithDefault("50")
+        int batchSize();
+
+        /** How long a taken batch stays with its pod before another may take it. */
+        @WithDefault("60s")
+        Duration claim();
+
+        /** Most runs one bulk action may match. */
+        @WithDefault("100000")
+        int maxRuns();
+    }
+
     /** Bounds of the workflow language (README "Writing workflows"). */
     interface Workflow {
         /** The most items one {@code forEach} node may fan out over; a longer list fails the node. */

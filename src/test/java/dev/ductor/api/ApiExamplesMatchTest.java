@@ -110,6 +110,30 @@ class ApiExamplesMatchTest {
         assertEquals(200, api.as("admin").header("If-Match", "\"1\"").body(paused).put(path).statusCode());
     }
 
+    @Test
+    void resetExamplesHaveTheShapeOfRealAnswers() throws Exception {
+        String workflow = "invoice";
+        String broken = "{\"nodes\": [{\"id\": \"load\", \"type\": \"task\", \"handler\": \"echo\"}, {\"id\": \"charge\","
+                + " \"type\": \"task\", \"handler\": \"fail\", \"dependsOn\": [\"load\"], \"input\": {\"message\": \"bug\", \"retryable\": false}}]}";
+        api.createWorkflow(workflow, broken);
+        String runId = api.start(workflow, "{\"input\": {\"invoice\": \"I-7\"}}");
+        assertEquals("FAILED", api.awaitTerminal(runId).getString("status"));
+        api.updateWorkflow(workflow, broken.replace("\"fail\"", "\"echo\""));
+        String etag = api.run(runId).header("ETag");
+        matches("conflict-run-reset", reset(runId, "\"0\"", example("reset-failed-only")), 409);
+        matches("reset-refused", reset(runId, etag, "{\"fromNodes\": [\"lod\"]}"), 409);
+        matches("run-reset", reset(runId, etag, example("reset-failed-only").toString()), 200);
+        matches("precondition-run", reset(runId, null, example("reset-from-nodes").toString()), 428);
+    }
+
+    private Response reset(String runId, String etag, Object body) {
+        var request = api.as("operator").body(body.toString());
+        if (etag != null) {
+            request = request.header("If-Match", etag);
+        }
+        return request.post("/api/v1/runs/{id}/reset", runId);
+    }
+
     private void awaitPaidWaiting(String runId) {
         long deadline = System.currentTimeMillis() + 20_000;
         while (!"WAITING".equals(api.run(runId).jsonPath().getString("nodes.paid.state"))) {

@@ -36,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The console in a real browser (headless Chromium through WebDriver) against the real server and its embedded
  * PostgreSQL: sign-in by dev role, a run's DAG turning green live without polling, a signal sent from the page, two
  * editors racing on one workflow (409 keeps the typed text, re-applying saves), a client that gets no editor and whose
- * direct PUT is refused, a deep link, and bulk cancel. Screenshots go to target/console-screenshots (or
+ * direct PUT is refused, a deep link, bulk cancel, and a failed run reset onto a fixed revision (a 409 keeps the
+ * operator's choice). Screenshots go to target/console-screenshots (or
  * -Dconsole.screenshots.dir=docs/img to refresh the README's).
  */
 @QuarkusTest
@@ -312,6 +313,96 @@ class ConsoleBrowserTest {
             browser.until(d -> d.findElements(By.cssSelector("[data-runs] [data-status='CANCELLED']")).size() == 3,
                     "the list refreshes on its own");
         }
+    }
+
+    @Test
+    void anOperatorResetsAFailedRunOntoTheFixedRevisionA409KeepsTheChoiceAndTheRunEndsSucceeded() {
+        String broken = """
+                {"nodes": [
+                  {"id": "load", "type": "task", "handler": "echo"},
+                  {"id": "charge", "type": "task", "handler": "fail", "dependsOn": ["load"], "input": {"message": "bug", "retryable": false}},
+                  {"id": "ship", "type": "task", "handler": "echo", "dependsOn": ["charge"]}]}""";
+        String workflow = define("resettable", broken);
+        String runId = start(workflow, "{\"input\":{\"order\":\"R-1\"}}");
+        awaitStatus(runId, "FAILED");
+        String etag = as("admin").get("/api/v1/workflows/{name}", workflow).then().extract().header("ETag");
+        as("admin").header("If-Match", etag).body(broken.replace("\"handler\": \"fail\"", "\"handler\": \"echo\""))
+                .put("/api/v1/workflows/{name}", workflow).then().statusCode(200);
+        try (Browser browser = Browser.open(base)) {
+            browser.signInAs("operator");
+            browser.go("/console/runs/" + runId);
+            browser.until(d -> "FAILED".equals(attribute(browser, "[data-run-status]", "data-run-status")), "the failed run's page");
+            String shown = attribute(browser, "[data-version]", "data-version");
+            click(browser, "[data-node-detail] [data-action='reset-from-node']"); // the failed node is the one shown
+            assertEquals("charge", new Select(browser.find("select[data-reset='from']")).getFirstSelectedOption().getAttribute("value"));
+            click(browser, "[data-reset='mode-failed']");
+            click(browser, "[data-reset='current']");
+
+            // Meanwhile someone resets it on its old revision: it fails again, at a newer version than the page shows.
+            as("operator").header("If-Match", "\"" + shown + "\"").body("{\"failedOnly\": true}")
+                    .post("/api/v1/runs/{id}/reset", runId).then().statusCode(200);
+            awaitStatus(runId, "FAILED");
+
+            click(browser, "[data-action='reset']");
+            WebElement conflict = browser.find("[data-conflict]");
+            assertTrue(conflict.getText().contains("NOT saved"), conflict.getText());
+            assertTrue(browser.find("[data-conflict] [data-rejected]").getText().contains("current"), "what was sent is shown");
+            assertTrue(browser.find("[data-reset='current']").isSelected(), "the choice is kept");
+            assertTrue(browser.find("[data-reset='mode-failed']").isSelected(), "the choice is kept");
+            browser.screenshot("console-reset-409");
+
+            click(browser, "[data-action='reapply']");
+            browser.until(d -> "SUCCEEDED".equals(attribute(browser, "[data-run-status]", "data-run-status")),
+                    "the reset run ends SUCCEEDED on the page, followed live");
+            browser.until(d -> "SUCCEEDED".equals(state(browser, "ship")), "its DAG turns green");
+        }
+        var run = as("client").get("/api/v1/runs/{id}", runId).then().statusCode(200).extract().jsonPath();
+        assertEquals("SUCCEEDED", run.getString("status"));
+        assertEquals(2, run.getInt("revision"), "onto the fixed revision");
+        assertEquals(3, run.getInt("nodes.charge.attempts"), "two failed lives, then the fixed one");
+    }
+
+    @Test
+    void anOperatorPreviewsAServerSideBulkResetOfTheFilteredRunsThenWatchesItsProgress() {
+        String broken = "{\"nodes\": [{\"id\": \"charge\", \"type\": \"task\", \"handler\": \"fail\", \"input\": {\"retryable\": false}}]}";
+        String workflow = define("bulkreset", broken);
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            runs.add(start(workflow, "{}"));
+        }
+        runs.forEach(run -> awaitStatus(run, "FAILED"));
+        String etag = as("admin").get("/api/v1/workflows/{name}", workflow).then().extract().header("ETag");
+        as("admin").header("If-Match", etag).body(broken.replace("\"fail\"", "\"echo\"")).put("/api/v1/workflows/{name}", workflow).then().statusCode(200);
+        try (Browser browser = Browser.open(base)) {
+            browser.signInAs("operator");
+            browser.go("/console/runs?workflow=" + workflow + "&status=FAILED");
+            browser.find("[data-run='" + runs.get(0) + "']");
+            click(browser, "[data-action='server-bulk-reset']");
+            assertEquals("3", browser.find("[data-bulk-preview]").getAttribute("data-matched"), "the preview counts before anything is done");
+            runs.forEach(run -> assertEquals("FAILED", as("client").get("/api/v1/runs/{id}", run).then().extract().path("status")));
+            click(browser, "[data-bulk='current']");
+            click(browser, "[data-action='server-bulk-confirm']");
+            browser.until(d -> "SUCCEEDED".equals(attribute(browser, "[data-bulk-progress]", "data-bulk-progress")), "the job's progress to its end");
+            assertEquals("3", attribute(browser, "[data-bulk-progress]", "data-done"));
+        }
+        runs.forEach(run -> awaitStatus(run, "SUCCEEDED"));
+    }
+
+    private void awaitStatus(String runId, String status) {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        String now = null;
+        while (System.nanoTime() < deadline) {
+            now = as("client").get("/api/v1/runs/{id}", runId).then().extract().path("status");
+            if (status.equals(now)) {
+                return;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        assertEquals(status, now, "run " + runId);
     }
 
     /**

@@ -26,9 +26,9 @@ import java.util.Set;
  * the current version and what was rejected are printed), 1 anything else.
  */
 @Command(name = "ductor", mixinStandardHelpOptions = true, version = "ductor 0.1.0",
-        description = "Ductor's command line: workflows, runs, pools, rules, schedules and events over the REST API.",
-        subcommands = {WorkflowCommands.class, RunCommands.class, PoolCommands.class, RuleCommands.class, ScheduleCommands.class,
-                EventCommands.class},
+        description = "Ductor's command line: workflows, runs, bulk actions, pools, rules, schedules and events over the REST API.",
+        subcommands = {WorkflowCommands.class, RunCommands.class, BulkCommands.class, PoolCommands.class, RuleCommands.class,
+                ScheduleCommands.class, EventCommands.class},
         footer = {"", "Exit codes: 0 success, 2 usage error, 3 conflict (409), 1 otherwise.",
                 "Server: --server or DUCTOR_SERVER (default http://localhost:8080). Token: --token, --token-file or DUCTOR_TOKEN;",
                 "on localhost, .ductor/dev-tokens/<role>.jwt, the role chosen per command (or --role)."})

@@ -4,11 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.sdk.DuctorClient;
 import dev.ductor.sdk.HistoryPage;
 import dev.ductor.sdk.Page;
+import dev.ductor.sdk.ResetOptions;
 import dev.ductor.sdk.Run;
 import dev.ductor.sdk.RunQuery;
 import dev.ductor.sdk.RunSummary;
 import dev.ductor.sdk.StartOptions;
 import dev.ductor.sdk.Transition;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -55,7 +57,7 @@ final class RunCommands {
         return "SUCCEEDED".equals(done.status()) ? DuctorCli.OK : DuctorCli.FAILED;
     }
 
-    @Command(name = "get", description = "A run with its nodes; remembers its version for retry and skip.")
+    @Command(name = "get", description = "A run with its nodes; remembers its version for retry, skip and reset.")
     int get(@Parameters(paramLabel = "RUN_ID") String runId) {
         Run run = root.client("client").getRun(runId);
         root.seen().put("run", runId, run.version());
@@ -178,8 +180,36 @@ final class RunCommands {
         return nodeAction(runId, node, ifMatch, false);
     }
 
-    private int nodeAction(String runId, String node, Long ifMatch, boolean retry) {
+    /** Which nodes a reset reopens: exactly one of the two. */
+    static final class ResetFrom {
+        @Option(names = "--from", paramLabel = "NODE", arity = "1..*", required = true,
+                description = "reset these nodes and everything downstream of them") List<String> nodes;
+        @Option(names = "--failed-only", required = true, description = "reset the nodes that failed (and what is downstream)") boolean failedOnly;
+    }
+
+    @Command(name = "reset", description = "Run a FAILED or CANCELLED run again from some nodes (a SUCCEEDED one with --reopen-succeeded),"
+            + " based on the run version you last saw (run get); a 409 exits 3 with the current version and what was rejected.")
+    int reset(@Parameters(index = "0", paramLabel = "RUN_ID") String runId,
+              @ArgGroup(exclusive = true, multiplicity = "1") ResetFrom from,
+              @Option(names = "--to-current-revision", description = "pin the run to the workflow's current revision") boolean toCurrent,
+              @Option(names = "--reopen-succeeded", description = "allow resetting a run that SUCCEEDED") boolean reopen,
+              @Option(names = "--if-match", paramLabel = "VERSION") Long ifMatch) {
         DuctorClient client = root.client("operator");
+        Long basedOn = basedOn(client, runId, ifMatch);
+        ResetOptions options = from.failedOnly ? ResetOptions.failedOnly() : ResetOptions.fromNodes(from.nodes.toArray(String[]::new));
+        if (toCurrent) {
+            options = options.toCurrentRevision();
+        }
+        if (reopen) {
+            options = options.reopenSucceeded();
+        }
+        Run run = client.resetRun(runId, options, basedOn);
+        root.seen().put("run", runId, run.version());
+        show(run);
+        return DuctorCli.OK;
+    }
+
+    private Long basedOn(DuctorClient client, String runId, Long ifMatch) {
         Long basedOn = ifMatch != null ? ifMatch : root.seen().get("run", runId);
         if (basedOn == null) {
             // Never seen: act on the run as it is now, and say so.
@@ -188,6 +218,12 @@ final class RunCommands {
                 root.println("(based on the run's current version " + basedOn + ")");
             }
         }
+        return basedOn;
+    }
+
+    private int nodeAction(String runId, String node, Long ifMatch, boolean retry) {
+        DuctorClient client = root.client("operator");
+        Long basedOn = basedOn(client, runId, ifMatch);
         Run run = retry ? client.retryNode(runId, node, basedOn) : client.skipNode(runId, node, basedOn);
         root.seen().put("run", runId, run.version());
         show(run);

@@ -3,6 +3,8 @@ package dev.ductor.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ductor.sdk.DuctorClient;
+import dev.ductor.sdk.ResetOptions;
+import dev.ductor.sdk.Run;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -224,6 +226,74 @@ class DuctorCliIT {
         assertEquals(0, cli("run", "cancel", toCancel).code());
         assertEquals("CANCELLED", awaitStatus(toCancel));
         assertEquals(3, cli("run", "cancel", toCancel).code(), "a finished run cannot be cancelled: 409");
+    }
+
+    @Test
+    void runResetUsesTheVersionSeenExitsThreeWhenStaleAndRerunsOnTheFixedRevision() throws Exception {
+        String workflow = unique("reset");
+        String broken = "[{\"id\": \"load\", \"type\": \"task\", \"handler\": \"echo\"}, {\"id\": \"charge\", \"type\": \"task\","
+                + " \"handler\": \"fail\", \"dependsOn\": [\"load\"], \"input\": {\"message\": \"bug\", \"retryable\": false}}]";
+        apply(workflow, broken);
+        String runId = cli("run", "start", workflow, "-o", "json").json().path("runId").asText();
+        assertEquals("FAILED", awaitStatus(runId));
+        assertEquals(0, cli("run", "get", runId).code(), "remembers the version seen");
+        assertEquals(2, cli("run", "reset", runId).code(), "--from or --failed-only is required");
+        assertEquals(2, cli("run", "reset", runId, "--failed-only", "--from", "load").code(), "not both");
+
+        // Someone else resets it meanwhile (on the old revision: it fails again), so the version seen is stale.
+        DuctorClient operator = DuctorClient.builder().baseUri(server.baseUri()).tokenFile(server.tokenFile("operator")).build();
+        Run other = operator.resetRun(runId, ResetOptions.failedOnly(), operator.getRun(runId).version());
+        assertEquals("FAILED", awaitStatus(runId));
+        Result stale = cli("run", "reset", runId, "--failed-only", "--to-current-revision");
+        assertEquals(3, stale.code(), stale.out() + stale.err());
+        assertTrue(stale.err().contains("current version: "), stale.err());
+        assertTrue(stale.err().contains("rejected (not saved)") && stale.err().contains("toRevision"), stale.err());
+        assertTrue(other.version() > 0);
+
+        apply(workflow, broken.replace("\"fail\"", "\"echo\""));
+        assertEquals(0, cli("run", "get", runId).code());
+        Result reset = cli("run", "reset", runId, "--failed-only", "--to-current-revision", "-o", "json");
+        assertEquals(0, reset.code(), reset.err());
+        assertEquals("RUNNING", reset.json().path("status").asText());
+        assertEquals(2, reset.json().path("revision").asInt());
+        assertEquals("SUCCEEDED", awaitStatus(runId));
+
+        assertEquals(0, cli("run", "get", runId).code(), "the version seen is the reset's; read the finished run again");
+        Result succeeded = cli("run", "reset", runId, "--from", "load");
+        assertEquals(3, succeeded.code(), "a SUCCEEDED run only with --reopen-succeeded");
+        assertTrue(succeeded.err().contains("reopenSucceeded"), succeeded.err());
+        Result reopened = cli("run", "reset", runId, "--from", "load", "--reopen-succeeded");
+        assertEquals(0, reopened.code(), reopened.err());
+        assertEquals("SUCCEEDED", awaitStatus(runId));
+    }
+
+    @Test
+    void bulkResetPreviewsThenResetsEveryMatchingRun() throws Exception {
+        String workflow = unique("bulk");
+        String broken = "[{\"id\": \"charge\", \"type\": \"task\", \"handler\": \"fail\", \"input\": {\"retryable\": false}}]";
+        apply(workflow, broken);
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            runs.add(cli("run", "start", workflow, "-o", "json").json().path("runId").asText());
+        }
+        for (String run : runs) {
+            assertEquals("FAILED", awaitStatus(run));
+        }
+        apply(workflow, broken.replace("\"fail\"", "\"echo\""));
+        Result preview = cli("bulk", "start", "reset", "--workflow", workflow, "--status", "FAILED", "--dry-run");
+        assertEquals(0, preview.code(), preview.err());
+        assertTrue(preview.out().startsWith("3 runs match"), preview.out());
+        Result job = cli("bulk", "start", "reset", "--workflow", workflow, "--status", "FAILED", "--to-current-revision", "--wait", "-o", "json");
+        assertEquals(0, job.code(), job.err());
+        assertEquals("SUCCEEDED", job.json().path("status").asText(), job.out());
+        assertEquals(3, job.json().path("done").asInt(), job.out());
+        for (String run : runs) {
+            assertEquals("SUCCEEDED", awaitStatus(run));
+        }
+        Result shown = cli("bulk", "get", job.json().path("id").asText());
+        assertTrue(shown.out().contains("matched 3, done 3, skipped 0"), shown.out());
+        assertEquals(3, cli("bulk", "cancel", job.json().path("id").asText()).code(), "a finished job: 409");
+        assertEquals(1, cli("bulk", "start", "delete").code(), "400 from the server");
     }
 
     private static String awaitStatus(String runId) {

@@ -227,6 +227,29 @@ public final class DuctorClient {
         return new Run(exchange("PATCH", "/runs/" + segment(runId), patch, ifMatch(ifMatch), requestTimeout).body);
     }
 
+    /**
+     * {@code POST /runs/{runId}/reset}: reopens a FAILED or CANCELLED run (a SUCCEEDED one with
+     * {@link ResetOptions#reopenSucceeded()}) from the chosen nodes, based on run version {@code ifMatch}; the answer
+     * is the RUNNING run with its new {@link Run#version()}. A stale version, a run still running, or nodes its
+     * revision does not have is a {@link ConflictException} carrying current and rejected; nothing is saved.
+     */
+    public Run resetRun(String runId, ResetOptions options, long ifMatch) {
+        ObjectNode body = mapper.createObjectNode();
+        if (!options.nodes().isEmpty()) {
+            options.nodes().forEach(body.putArray("fromNodes")::add);
+        }
+        if (options.failed()) {
+            body.put("failedOnly", true);
+        }
+        if (options.currentRevision()) {
+            body.put("toRevision", "current");
+        }
+        if (options.reopen()) {
+            body.put("reopenSucceeded", true);
+        }
+        return new Run(exchange("POST", "/runs/" + segment(runId) + "/reset", body, ifMatch(ifMatch), requestTimeout).body);
+    }
+
     private Run nodeAction(String runId, String node, String action, long ifMatch) {
         ObjectNode body = mapper.createObjectNode();
         body.putObject("nodes").putObject(node).put("action", action);
@@ -392,6 +415,25 @@ public final class DuctorClient {
     }
 
     /** Sends an event to the tenant's rules; answers with the runs started or signalled (a resent key: the first answer). */
+    /**
+     * {@code POST /bulk-actions}: {@code body} is {@code {action: cancel|reset|retry-dead-letters, filter: {workflow?,
+     * status?, revision?, createdBefore?, createdAfter?}, dryRun?, toRevision?}}. A dry run answers {@code {matched,
+     * sample}}; else the job's progress {@code {id, status, matched, done, skipped, failed, ...}}.
+     */
+    public JsonNode bulkAction(JsonNode body) {
+        return exchange("POST", "/bulk-actions", body, Map.of(), requestTimeout).body;
+    }
+
+    /** A bulk action's progress: {@code {id, action, status, matched, done, skipped, failed, ...}}. */
+    public JsonNode getBulkAction(String id) {
+        return exchange("GET", "/bulk-actions/" + segment(id), null, Map.of(), requestTimeout).body;
+    }
+
+    /** Stops a running bulk action; a finished one is a {@link ConflictException}. */
+    public JsonNode cancelBulkAction(String id) {
+        return exchange("POST", "/bulk-actions/" + segment(id) + "/cancel", null, Map.of(), requestTimeout).body;
+    }
+
     public JsonNode sendEvent(String type, String key, Object payload, String idempotencyKey) {
         ObjectNode body = mapper.createObjectNode().put("type", type);
         if (key != null) {

@@ -176,6 +176,42 @@ class DuctorClientIT {
     }
 
     @Test
+    void aFailedRunIsResetOntoTheFixedRevisionFromTheVersionSeen() {
+        String name = unique("reset");
+        String broken = "{\"nodes\": [{\"id\": \"load\", \"type\": \"task\", \"handler\": \"echo\"},"
+                + " {\"id\": \"charge\", \"type\": \"task\", \"handler\": \"fail\", \"dependsOn\": [\"load\"],"
+                + " \"input\": {\"message\": \"bug\", \"retryable\": false}}]}";
+        Versioned v1 = admin.putWorkflow(name, json(broken), null);
+        Run run = client.startRun(name, Map.of(), null);
+        Run failed = client.awaitRun(run.runId(), Duration.ofSeconds(60));
+        assertEquals("FAILED", failed.status());
+        admin.putWorkflow(name, json(broken.replace("\"fail\"", "\"echo\"")), v1.version());
+
+        ConflictException stale = assertThrows(ConflictException.class,
+                () -> operator.resetRun(run.runId(), ResetOptions.failedOnly().toCurrentRevision(), failed.version() - 1));
+        assertEquals(failed.version(), stale.currentVersion());
+        assertEquals("FAILED", stale.current().path("status").asText());
+        assertEquals("current", stale.rejected().path("toRevision").asText());
+        ConflictException unknown = assertThrows(ConflictException.class,
+                () -> operator.resetRun(run.runId(), ResetOptions.fromNodes("nope"), failed.version()));
+        assertNotNull(unknown.rejected());
+
+        Run reset = operator.resetRun(run.runId(), ResetOptions.failedOnly().toCurrentRevision(), failed.version());
+        assertTrue(reset.version() > failed.version());
+        Run done = client.awaitRun(run.runId(), Duration.ofSeconds(60));
+        assertEquals("SUCCEEDED", done.status());
+        assertEquals(2, done.json().path("revision").asInt());
+        assertEquals(2, done.node("charge").path("attempts").asInt());
+        assertEquals(1, done.node("load").path("attempts").asInt(), "upstream of the failure is not run again");
+
+        assertThrows(ConflictException.class, () -> operator.resetRun(run.runId(), ResetOptions.fromNodes("load"), done.version()),
+                "a SUCCEEDED run only when asked");
+        Run again = operator.resetRun(run.runId(), ResetOptions.fromNodes("load").reopenSucceeded(), done.version());
+        assertEquals("RUNNING", again.status());
+        assertEquals("SUCCEEDED", client.awaitRun(run.runId(), Duration.ofSeconds(60)).status());
+    }
+
+    @Test
     void errorsAreTypedByStatus() {
         DuctorClient nobody = DuctorClient.builder().baseUri(server.baseUri()).token("not-a-jwt").build();
         assertEquals(401, assertThrows(UnauthorizedException.class, nobody::listWorkflows).status());

@@ -18,6 +18,8 @@ export function render(main, [runId]) {
   let historyLoading = null;
   let selected = null;
   let historyTimer = null;
+  // The reset the user is composing: kept across redraws (every live update redraws) and across a 409.
+  const resetChoice = { open: false, mode: 'failed', from: null, current: false, reopen: false };
 
   const header = h('h1', {}, 'Run ', mono(runId));
   const liveMark = h('span', { class: 'live', 'data-live': '' }, h('span', { class: 'dot' }), 'connecting');
@@ -68,8 +70,10 @@ export function render(main, [runId]) {
 
   function apply(next) {
     const first = run === null;
+    const revised = !first && next.revision !== run.revision;
     run = next;
-    draw();
+    if (revised) loadDefinition().then(draw); // a reset onto the current revision: draw that revision's DAG
+    else draw();
     if (!first) scheduleHistory();
   }
 
@@ -108,9 +112,72 @@ export function render(main, [runId]) {
       parts.push(h('span', { class: 'row' }, name, names, payload,
         h('button', { class: 'primary', 'data-action': 'signal', onclick: () => signal(name.value, payload.value) }, 'Send signal')));
     }
-    if (!live) parts.push(h('span', { class: 'muted' }, `The run is ${run.status}: nothing more can be done to it.`));
+    if (!live && can('operate')) parts.push(resetControls());
+    else if (!live) parts.push(h('span', { class: 'muted' }, `The run is ${run.status}: an operator can reset it to run again.`));
     else if (!can('operate') && !can('start')) parts.push(h('span', { class: 'muted' }, 'Your role can look, not act, on runs.'));
     clear(actions, parts.length ? h('div', { class: 'panel row' }, parts) : null);
+  }
+
+  // Reset (a FAILED or CANCELLED run; a SUCCEEDED one only with an explicit confirmation): the failed nodes, or
+  // from a node (and everything downstream), optionally onto the workflow's current revision. Sent with If-Match of
+  // the version this page shows.
+  function resetControls() {
+    if (!resetChoice.open) {
+      return h('button', { class: 'primary', 'data-action': 'reset-open', onclick: () => { resetChoice.open = true; drawActions(); } },
+        'Reset…');
+    }
+    const nodeIds = definition.nodes.map(n => n.id);
+    if (!resetChoice.from || !nodeIds.includes(resetChoice.from)) {
+      resetChoice.from = nodeIds.find(id => run.nodes[id] && run.nodes[id].state === 'FAILED') || nodeIds[0] || null;
+    }
+    const radio = (mode, label) => h('label', {}, h('input', { type: 'radio', name: 'reset-mode', value: mode, 'data-reset': 'mode-' + mode,
+      checked: resetChoice.mode === mode, onchange: () => { resetChoice.mode = mode; } }), ' ', label);
+    const picker = h('select', { 'data-reset': 'from', onchange: e => { resetChoice.from = e.target.value; resetChoice.mode = 'from'; drawActions(); } },
+      nodeIds.map(id => h('option', { value: id, selected: id === resetChoice.from }, `${id} (${run.nodes[id] ? run.nodes[id].state : '—'})`)));
+    picker.value = resetChoice.from || '';
+    const succeeded = run.status === 'SUCCEEDED';
+    return h('div', { class: 'reset', 'data-reset-form': '' },
+      h('div', { class: 'row' }, h('b', {}, 'Reset this run'), radio('failed', 'the failed nodes'), radio('from', 'from node'), picker,
+        h('span', { class: 'muted small' }, 'and everything downstream')),
+      h('div', { class: 'row' },
+        h('label', {}, h('input', { type: 'checkbox', 'data-reset': 'current', checked: resetChoice.current, onchange: e => { resetChoice.current = e.target.checked; } }),
+          ` use the workflow's current revision (the run is on revision ${run.revision})`)),
+      succeeded ? h('div', { class: 'row' },
+        h('label', {}, h('input', { type: 'checkbox', 'data-reset': 'reopen', checked: resetChoice.reopen, onchange: e => { resetChoice.reopen = e.target.checked; drawActions(); } }),
+          ' Yes, this run SUCCEEDED: reopen it and run those nodes again')) : null,
+      h('div', { class: 'row' },
+        h('button', { class: 'primary', 'data-action': 'reset', disabled: succeeded && !resetChoice.reopen, onclick: () => reset() }, 'Reset run'),
+        h('button', { 'data-action': 'reset-close', onclick: () => { resetChoice.open = false; drawActions(); } }, 'Close'),
+        h('span', { class: 'muted small' }, `sent with If-Match: "${run.version}"`)));
+  }
+
+  function resetBody() {
+    const body = resetChoice.mode === 'from' ? { fromNodes: [resetChoice.from] } : { failedOnly: true };
+    if (resetChoice.current) body.toRevision = 'current';
+    if (run.status === 'SUCCEEDED' && resetChoice.reopen) body.reopenSucceeded = true;
+    return body;
+  }
+
+  // A 409 keeps the user's choice (resetChoice and the panel's "yours"), shows what changed, and offers it again.
+  async function reset(version = run.version, body = resetBody()) {
+    try {
+      const { data } = await request('POST', `/runs/${enc(runId)}/reset`, { body, ifMatch: version });
+      resetChoice.open = false;
+      clear(message, notice('ok', 'Run reset', `It is ${data.status} again at version ${data.version}; this page follows it live.`));
+      apply(data);
+      startFollowing();
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409) {
+        clear(message, conflictPanel(e, {
+          mine: body, what: 'reset',
+          onReapply: v => reset(v, body),
+          onTakeCurrent: current => { clear(message); if (current) apply(current); },
+        }));
+        if (e.problem.current) apply(e.problem.current);
+      } else {
+        clear(message, problem(e));
+      }
+    }
   }
 
   function drawNode() {
@@ -126,6 +193,12 @@ export function render(main, [runId]) {
     if (live && can('operate')) {
       if (def.type === 'task' && n.state === 'RUNNING') ops.push(h('button', { 'data-action': 'retry-node', onclick: () => patchNode(id, 'retry') }, 'Retry now'));
       if (['PENDING', 'RUNNING', 'WAITING'].includes(n.state)) ops.push(h('button', { 'data-action': 'skip-node', onclick: () => patchNode(id, 'skip') }, 'Skip'));
+    }
+    if (!live && can('operate')) {
+      ops.push(h('button', { 'data-action': 'reset-from-node', onclick: () => {
+        Object.assign(resetChoice, { open: true, mode: 'from', from: id });
+        drawActions();
+      } }, 'Reset from here…'));
     }
     clear(nodeBox, h('div', { class: 'row' }, h('b', {}, mono(id)), badge(n.state), h('span', { class: 'muted' }, `${def.type || ''} ${def.handler || def.signal || def.duration || def.workflow || ''}`),
       h('span', { class: 'muted' }, `attempts ${n.attempts}`), h('span', { class: 'grow' }), ops,
@@ -283,7 +356,13 @@ export function render(main, [runId]) {
       clear(main, h('h1', {}, 'Run ', mono(runId)), problem(e), h('a', { href: '/console/runs', 'data-link': '' }, '← All runs'));
       return;
     }
-    // Live: the server pushes the run after every commit (any pod's); no polling.
+    startFollowing();
+  })();
+
+  // Live: the server pushes the run after every commit (any pod's); no polling. Started again after a reset, since
+  // the stream ends by itself once the run is terminal.
+  function startFollowing() {
+    if (stream) stream.close();
     stream = follow(runId, {
       // The stream sends the run at once on connect, usually at the version just read: redrawing it anyway would
       // replace the form fields under the reader's cursor (and a test's), for nothing.
@@ -294,6 +373,6 @@ export function render(main, [runId]) {
         if (s.ended) scheduleHistory();
       },
     });
-  })();
+  }
   return () => { if (stream) stream.close(); clearTimeout(historyTimer); };
 }

@@ -1,6 +1,7 @@
 // Runs: filter by workflow and status, find by run id or idempotency key, page by cursor, refresh every 3 s (pausable),
-// select runs to cancel or retry in bulk. The list answers summaries (each node's state and attempts, no input or
-// output), so a refresh costs the same whatever the runs carry; the run page reads the full run.
+// select runs to cancel or retry in bulk, or reset/cancel every run the filter matches through a server-side bulk
+// action (previewed first). The list answers summaries (each node's state and attempts, no input or output), so a
+// refresh costs the same whatever the runs carry; the run page reads the full run.
 import { h, clear, badge, mono, shortId, ago, when, problem, notice } from '../ui.js';
 import { request, get, enc, ApiError } from '../api.js';
 import { can } from '../auth.js';
@@ -26,6 +27,8 @@ export function render(main, _params, { navigate }) {
   const liveMark = h('span', { class: 'live on' }, h('span', { class: 'dot' }), 'refreshing every 3 s');
   const message = h('div');
   const bulk = h('div', { class: 'row', style: 'margin:6px 0' });
+  // The server-side bulk action's preview and progress: apart from the message line, which every refresh clears.
+  const serverBox = h('div', { 'data-server-bulk': '' });
   const table = h('div');
   const pager = h('div', { class: 'row pager' });
 
@@ -125,7 +128,51 @@ export function render(main, _params, { navigate }) {
       can('operate') ? [
         h('button', { class: 'danger', disabled: chosen.length === 0, 'data-action': 'bulk-cancel', onclick: () => bulkCancel(chosen) }, 'Cancel selected'),
         h('button', { disabled: chosen.length === 0, 'data-action': 'bulk-retry', onclick: () => bulkRetry(chosen) }, 'Retry failed nodes of selected'),
+        h('span', { class: 'muted small' }, ' or every run the filter matches, done by the server:'),
+        h('button', { 'data-action': 'server-bulk-reset', onclick: () => serverBulk('reset') }, 'Reset all matching…'),
+        h('button', { class: 'danger', 'data-action': 'server-bulk-cancel', onclick: () => serverBulk('cancel') }, 'Cancel all matching…'),
       ] : h('span', { class: 'muted small' }, 'Bulk cancel and retry need the operator role.'));
+  }
+
+  // A server-side bulk action on the filter (POST /bulk-actions): a dry run first shows how many runs match and some
+  // of them; only the confirmation starts the job, whose progress is then shown until it ends.
+  async function serverBulk(action) {
+    const f = {};
+    if (filter.workflow) f.workflow = filter.workflow;
+    f.status = filter.status || (action === 'reset' ? 'FAILED' : 'RUNNING');
+    let preview;
+    try {
+      preview = (await request('POST', '/bulk-actions', { body: { action, filter: f, dryRun: true } })).data;
+    } catch (e) { clear(serverBox, problem(e)); return; }
+    const current = h('input', { type: 'checkbox', 'data-bulk': 'current' });
+    const go = h('button', { class: action === 'cancel' ? 'danger' : 'primary', 'data-action': 'server-bulk-confirm', disabled: preview.matched === 0,
+      onclick: () => startBulk(action, f, current.checked) }, `${action === 'reset' ? 'Reset' : 'Cancel'} ${preview.matched} run(s)`);
+    clear(serverBox, h('div', { class: 'panel', 'data-bulk-preview': '', 'data-matched': preview.matched },
+      h('b', {}, `${preview.matched} run(s) match `), mono(JSON.stringify(f)),
+      action === 'reset' ? h('div', { class: 'muted small' }, 'A reset reopens each run\'s failed nodes and what is downstream of them.') : null,
+      preview.sample.length ? h('div', { class: 'muted small' }, 'For example: ', preview.sample.map(id => [mono(shortId(id)), ' '])) : null,
+      h('div', { class: 'row', style: 'margin-top:6px' },
+        action === 'reset' ? h('label', {}, current, ' use the workflow\'s current revision') : null,
+        go, h('button', { onclick: () => clear(serverBox) }, 'Never mind'))));
+  }
+
+  async function startBulk(action, f, toCurrent) {
+    const body = { action, filter: f };
+    if (toCurrent) body.toRevision = 'current';
+    let job;
+    try {
+      job = (await request('POST', '/bulk-actions', { body })).data;
+    } catch (e) { clear(serverBox, problem(e)); return; }
+    const show = j => clear(serverBox, notice(j.status === 'RUNNING' ? 'info' : 'ok', `Bulk ${j.action}: ${j.status}`,
+      h('span', { 'data-bulk-progress': j.status, 'data-done': j.done, 'data-skipped': j.skipped, 'data-failed': j.failed },
+        `matched ${j.matched}, done ${j.done}, skipped ${j.skipped} (changed meanwhile), failed ${j.failed}`)));
+    show(job);
+    while (job.status === 'RUNNING') {
+      await new Promise(r => setTimeout(r, 1000));
+      try { job = await get(`/bulk-actions/${enc(job.id)}`); } catch (e) { clear(serverBox, problem(e)); return; }
+      show(job);
+    }
+    load();
   }
 
   async function bulkCancel(chosen) {
@@ -165,7 +212,7 @@ export function render(main, _params, { navigate }) {
       h('button', { 'data-action': 'search', onclick: findOrFilter }, 'Search'),
       h('button', { onclick: () => { search.value = ''; wfSelect.value = ''; statusSelect.value = ''; apply(); } }, 'Clear')),
     can('start') ? startForm(navigate) : null,
-    message, bulk, table, pager].filter(Boolean));
+    message, bulk, serverBox, table, pager].filter(Boolean));
   load();
   const timer = setInterval(() => { if (!paused && !document.hidden) load(); }, REFRESH_MS);
   return () => clearInterval(timer);
