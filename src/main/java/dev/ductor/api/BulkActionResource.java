@@ -61,6 +61,11 @@ public class BulkActionResource {
         if (dryRun != null && !dryRun.isNull() && !dryRun.isBoolean()) {
             throw new BadRequestException("dryRun", "must be true or false");
         }
+        if (body.get("filter") == null || !body.get("filter").isObject()) {
+            // Explicit, even when empty: an action on every run of the tenant must be asked for with "filter": {}.
+            throw new BadRequestException("filter", "filter is required, an object {workflow?, status?, revision?,"
+                    + " createdBefore?, createdAfter?}; send {} to act on every run");
+        }
         BulkActions.Filter filter = BulkActions.Filter.of(body.get("filter"));
         if (dryRun != null && dryRun.asBoolean()) {
             return Response.ok(bulk.preview(caller.tenant(), filter)).build();

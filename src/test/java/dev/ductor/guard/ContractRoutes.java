@@ -122,6 +122,12 @@ final class ContractRoutes {
             field("toRevision", Type.ENUM, false, true, "\"latest\"", "\"\""),
             field("reopenSucceeded", Type.BOOL, false, true)));
 
+    private static final Body BULK_BODY = new Body(BodyUse.REQUIRED, List.of("", "filter"), List.of(
+            field("action", Type.ENUM, true, false, "\"delete\"", "\"CANCEL\"", "\"\""),
+            field("filter", Type.OBJECT, true, false, "{\"colour\":\"red\"}"),
+            field("dryRun", Type.BOOL, false, true),
+            field("toRevision", Type.ENUM, false, true, "\"latest\"", "\"\"")));
+
     private static final Body SIGNAL_BODY = new Body(BodyUse.REQUIRED, List.of(""), List.of(
             field("name", Type.STRING, true, false, "\"\"", "\"  \"", longString(201)),
             field("payload", Type.PAYLOAD, false, true),
@@ -188,6 +194,9 @@ final class ContractRoutes {
             // Version-checked too (428/409: RunResetApiTest), but on a finished run, which the walk's world does not keep.
             new Rule("POST", "/api/v1/runs/{}/reset", Set.of(OPERATOR), Versioned.NONE, RESET_BODY,
                     w -> "{\"fromNodes\":[\"gate\"],\"toRevision\":\"current\"}"),
+            new Rule("POST", "/api/v1/bulk-actions", Set.of(OPERATOR), Versioned.NONE, BULK_BODY,
+                    w -> "{\"action\":\"cancel\",\"filter\":{\"workflow\":\"" + w.workflow + "\",\"status\":\"FAILED\"},\"dryRun\":true}"),
+            new Rule("POST", "/api/v1/bulk-actions/{}/cancel", Set.of(OPERATOR), Versioned.NONE, Body.NONE, w -> null),
             new Rule("POST", "/api/v1/runs/{}/dead-letters/retry", Set.of(OPERATOR), Versioned.NONE, Body.NONE, w -> null),
             new Rule("POST", "/api/v1/runs/{}/signals", Set.of(CLIENT), Versioned.NONE, SIGNAL_BODY,
                     w -> "{\"name\":\"go\",\"payload\":{\"a\":1},\"idempotencyKey\":\"guard-signal\"}"),

@@ -31,6 +31,7 @@ final class GuardWorld {
     String pool;
     String rule;
     String schedule;
+    String bulkAction;
 
     String foreignWorkflow;
     String foreignRunId;
@@ -39,6 +40,7 @@ final class GuardWorld {
     String foreignPool;
     String foreignRule;
     String foreignSchedule;
+    String foreignBulkAction;
 
     private GuardWorld(Api http, List<OpenApiRoutes.Operation> operations) {
         this.http = http;
@@ -76,6 +78,10 @@ final class GuardWorld {
             world.foreignRule = world.createAndEdit(world.foreignTenant, "/api/v1/rules/", "grx-" + shortId(),
                     ContractRoutes.ruleBody(world.foreignWorkflow, "guard.created"),
                     ContractRoutes.ruleBody(world.foreignWorkflow, "guard.event"));
+        }
+        if (world.served.contains("POST /api/v1/bulk-actions")) {
+            world.bulkAction = world.bulkActionMatchingNothing(world.tenant, world.workflow);
+            world.foreignBulkAction = world.bulkActionMatchingNothing(world.foreignTenant, world.foreignWorkflow);
         }
         if (world.served.contains("PUT /api/v1/schedules/{}")) {
             world.schedule = world.createAndEdit(world.tenant, "/api/v1/schedules/", "gs-" + shortId(),
@@ -152,6 +158,14 @@ final class GuardWorld {
         return name;
     }
 
+    /** A bulk action (a durable job) over the workflow's FAILED runs, of which there are none: its id to address. */
+    String bulkActionMatchingNothing(String tenant, String workflow) {
+        Api.Reply reply = expect(202, http.send("POST", "/api/v1/bulk-actions", http.jsonHeaders(ContractRoutes.OPERATOR, tenant),
+                "{\"action\":\"cancel\",\"filter\":{\"workflow\":\"" + workflow + "\",\"status\":\"FAILED\"}}"),
+                "POST /api/v1/bulk-actions");
+        return reply.json().path("id").asText();
+    }
+
     String etag(String tenant, String path) {
         Api.Reply reply = expect(200, http.get(path, ContractRoutes.ADMIN, tenant), "GET " + path);
         if (reply.etag() == null) {
@@ -178,6 +192,7 @@ final class GuardWorld {
             case "pools" -> foreign ? foreignPool : pool;
             case "rules" -> foreign ? foreignRule : rule;
             case "schedules" -> foreign ? foreignSchedule : schedule;
+            case "bulk-actions" -> foreign ? foreignBulkAction : bulkAction;
             default -> null;
         };
     }

@@ -214,6 +214,13 @@ final class MalformedRequests {
                     values.add(UUID.randomUUID().toString());
                     values.add(world.foreignRunId);
                 }
+                case "bulk-actions" -> {
+                    values.addAll(UUID_GARBAGE);
+                    values.add(UUID.randomUUID().toString());
+                    if (world.foreignBulkAction != null) {
+                        values.add(world.foreignBulkAction);
+                    }
+                }
                 case "tasks" -> {
                     values.addAll(LONG_GARBAGE);
                     values.add(Long.toString(8_000_000_000_000L + random.nextInt(1_000_000)));

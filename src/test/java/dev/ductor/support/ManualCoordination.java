@@ -13,6 +13,7 @@ public class ManualCoordination implements QuarkusTestProfile {
                 "ductor.coordinator.enabled", "false",
                 "ductor.worker.enabled", "false",
                 "ductor.watchdog.enabled", "false",
-                "ductor.worker.reaper-enabled", "false");
+                "ductor.worker.reaper-enabled", "false",
+                "ductor.bulk.enabled", "false");
     }
 }
