@@ -66,7 +66,7 @@ public class ExternalResults {
     private volatile boolean running;
     private Thread committer;
 
-    void start(@Observes StartupEvent event) {
+    void start(@Observes @jakarta.annotation.Priority(dev.ductor.config.StartupOrder.BEFORE_LOOPS) StartupEvent event) {
         if (!config.worker().externalGroupCommit()) {
             return;
         }

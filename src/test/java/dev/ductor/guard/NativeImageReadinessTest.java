@@ -113,6 +113,13 @@ class NativeImageReadinessTest {
         declare("dev.ductor.run.PatchRefusedException#runTerminal -> PatchRefusedException.<init>#2",
                 "runId (a UUID), runStatus (a String), saved (Boolean), current (the RunView) and rejected (the PATCH body,"
                         + " a JsonNode)", dev.ductor.run.RunView.class);
+        declare("dev.ductor.api.BulkActionResource#create -> Response.ok",
+                "a dry run's answer: matched (an Integer) and sample (a List of Strings)");
+        declare("dev.ductor.api.BulkActionResource#create -> Response.accepted",
+                "the job's progress: id, action, status, createdBy and toRevision (Strings), filter (a JsonNode), matched,"
+                        + " done, skipped and failed (Integers), createdAt and updatedAt (Strings)", JsonNode.class);
+        declare("dev.ductor.run.bulk.BulkActions#lambda$cancel$1 -> ConflictException.<init>#2",
+                "the job's progress as above, under current, and its id (a String)", JsonNode.class);
         declare("dev.ductor.run.PatchRefusedException#reset -> PatchRefusedException.<init>#2",
                 "runId (a UUID), saved (Boolean), current (the RunView) and rejected (the reset body, a JsonNode)",
                 dev.ductor.run.RunView.class);

@@ -92,7 +92,8 @@ class StaleLeaseStepTest {
     private QueueItem leasedHttpTask(Instant now) {
         String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/charge";
         String workflow = fixtures.define(TENANT, "{\"nodes\":[{\"id\":\"gate\",\"type\":\"signal\",\"signal\":\"never\"},"
-                + "{\"id\":\"call\",\"type\":\"task\",\"handler\":\"http\",\"dependsOn\":[\"gate\"]}]}");
+                + "{\"id\":\"call\",\"type\":\"task\",\"handler\":\"http\",\"dependsOn\":[\"gate\"],"
+                + "\"input\":{\"url\":\"${{ input.url }}\",\"method\":\"POST\"}}]}");
         UUID runId = fixtures.start(TENANT, workflow);
         NewQueueItem task = NewQueueItem.task(TENANT, "standard", runId, "call", 1, "http", null,
                 "{\"url\":\"" + url + "\",\"method\":\"POST\"}", now);
