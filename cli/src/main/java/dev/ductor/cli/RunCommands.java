@@ -18,6 +18,7 @@ import picocli.CommandLine.ParentCommand;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.UUID;
