@@ -1,10 +1,10 @@
 package dev.ductor.worker.egress;
 
 import dev.ductor.worker.StepFailure;
-import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
@@ -60,35 +60,20 @@ public final class BoundedExchange {
                 .setIdleTimeout(timeLimit.toMillis())
                 .setFollowRedirects(false);
         headers.forEach(options::putHeader);
-        client.request(options)
-                .compose(sending -> {
-                    request.set(sending);
-                    if (answer.isDone()) { // the caller gave up while connecting
-                        sending.reset();
-                        return Future.failedFuture("abandoned");
-                    }
-                    return body == null ? sending.send() : sending.send(Buffer.buffer(body, "UTF-8"));
-                })
-                .onFailure(answer::completeExceptionally)
-                .onSuccess(response -> {
-                    Buffer received = Buffer.buffer();
-                    response.exceptionHandler(answer::completeExceptionally);
-                    response.handler(chunk -> {
-                        if (answer.isDone()) {
-                            return;
-                        }
-                        if ((long) received.length() + chunk.length() > maxBytes) {
-                            answer.completeExceptionally(new StepFailure("http " + method + " " + shownUrl
-                                    + " answered more than " + maxBytes + " bytes (ductor.http.max-response-bytes);"
-                                    + " the rest was not read", false));
-                            request.get().reset();
-                            return;
-                        }
-                        received.appendBuffer(chunk);
-                    });
-                    response.endHandler(end -> answer.complete(new Answer(response.statusCode(),
-                            received.toString(StandardCharsets.UTF_8))));
-                });
+        client.request(options).onFailure(answer::completeExceptionally).onSuccess(sending -> {
+            request.set(sending);
+            if (answer.isDone()) { // the caller gave up while connecting
+                sending.reset();
+                return;
+            }
+            // The response's handlers are attached before the request is sent: attached to a future completed already
+            // (a listener added after send() returned, from another thread), they could come after the whole body had
+            // been read, the exchange never ending ("Response already ended"). Attached first, they run on the event
+            // loop the moment the response's head arrives, before any of its body.
+            sending.response().onFailure(answer::completeExceptionally)
+                    .onSuccess(response -> read(response, sending, answer, method, shownUrl, maxBytes));
+            (body == null ? sending.end() : sending.end(Buffer.buffer(body, "UTF-8"))).onFailure(answer::completeExceptionally);
+        });
         try {
             return answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException late) {
@@ -106,6 +91,25 @@ public final class BoundedExchange {
             throw new StepFailure("http " + method + " " + shownUrl + " failed: " + cause.getClass().getSimpleName()
                     + ": " + cause.getMessage(), true);
         }
+    }
+
+    private static void read(HttpClientResponse response, HttpClientRequest sending, CompletableFuture<Answer> answer,
+                             String method, String shownUrl, long maxBytes) {
+        Buffer received = Buffer.buffer();
+        response.exceptionHandler(answer::completeExceptionally);
+        response.handler(chunk -> {
+            if (answer.isDone()) {
+                return;
+            }
+            if ((long) received.length() + chunk.length() > maxBytes) {
+                answer.completeExceptionally(new StepFailure("http " + method + " " + shownUrl + " answered more than "
+                        + maxBytes + " bytes (ductor.http.max-response-bytes); the rest was not read", false));
+                sending.reset();
+                return;
+            }
+            received.appendBuffer(chunk);
+        });
+        response.endHandler(end -> answer.complete(new Answer(response.statusCode(), received.toString(StandardCharsets.UTF_8))));
     }
 
     private static void cut(CompletableFuture<Answer> answer, AtomicReference<HttpClientRequest> request) {
