@@ -219,7 +219,7 @@ public class RunResource {
      * failedOnly.
      */
     @RegisterForReflection
-    public record ResetBody(@Valid @jakarta.validation.constraints.Size(max = 500) List<@NotNull @Text(max = 64) String> fromNodes, Boolean failedOnly,
+    public record ResetBody(@jakarta.validation.constraints.Size(max = 500) List<@NotNull @Text(max = 64) String> fromNodes, Boolean failedOnly,
                             @Pattern(regexp = "current", message = "must be \"current\" (or left out: the run's own revision)")
                             String toRevision, Boolean reopenSucceeded) {
 
