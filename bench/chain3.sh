@@ -156,8 +156,8 @@ rm -f "$out_dir"/chain3-sdk.properties "$out_dir"/chain3-sdk-worker.log "$out_di
     "$out_dir"/chain3-*activity.txt "$out_dir"/chain3-ref.log "$out_dir"/chain3-postgres.log
 started=$SECONDS
 clk_tck=$(getconf CLK_TCK)
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # log, alive, stop_pid, stop_pg, run_child, free_port, wait_http, start_local_pg, proc_ticks
 loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null | tr ' ' '/'; } # the host's load: 1, 5 and 15 min averages
-log() { echo "$*" >&2; }
 
 # ---- figures: filled as the phases end, printed (and written) by the exit trap, whatever happened -------------
 
@@ -346,31 +346,6 @@ pg_pid=""
 as_pg=()
 work=$(mktemp -d /tmp/ductor-chain3.XXXXXX) # keys, tokens, driver outputs; root-only
 
-alive() { # running and not a zombie (a zombie still answers kill -0)
-    local st
-    st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-    [[ $st != Z* ]]
-}
-
-# stop_pid <pid> <name> <grace s>: SIGTERM to its process group (each child is started with setsid), wait, SIGKILL
-stop_pid() {
-    local pid=$1 name=$2 grace=$3 i
-    [ -n "$pid" ] || return 0
-    if alive "$pid"; then
-        kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-        kill -CONT -- "-$pid" 2>/dev/null || true # a paused side (see pause) acts on SIGTERM once it runs
-        for ((i = 0; i < grace * 10; i++)); do
-            alive "$pid" || break
-            sleep 0.1
-        done
-        if alive "$pid"; then
-            log "$name (pid $pid) did not stop within ${grace}s: SIGKILL"
-            kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-        fi
-    fi
-    wait "$pid" 2>/dev/null || true
-}
-
 stop_pods() {
     local pid
     for pid in "${pod_pids[@]}"; do # SIGTERM all at once: each drains (prod: 5 s shutdown delay), JFR dumps
@@ -401,21 +376,6 @@ signal_side() {
 pause() { [ ${#sides[@]} -lt 2 ] || signal_side STOP "$1"; }
 resume() { signal_side CONT "$1"; }
 
-stop_pg() {
-    [ -n "$pgdir" ] || return 0
-    if [ -n "$pg_pid" ] && alive "$pg_pid"; then
-        "${as_pg[@]}" timeout 60 "$pg_bin/pg_ctl" -D "$pgdir/data" -m fast -w -t 30 stop >/dev/null 2>&1 || true
-        if alive "$pg_pid"; then
-            log "PostgreSQL (pid $pg_pid) did not stop: SIGKILL"
-            pkill -KILL -P "$pg_pid" 2>/dev/null || true
-            kill -KILL "$pg_pid" 2>/dev/null || true
-        fi
-    fi
-    [ -f "$pgdir/postgres.log" ] && cp "$pgdir/postgres.log" "$out_dir/$stem-postgres.log"
-    rm -rf "$pgdir"
-    pgdir=""
-}
-
 on_exit() {
     local rc=$?
     set +e
@@ -437,52 +397,6 @@ on_exit() {
 trap on_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-# run_child <command...>: runs it in its own process group and waits; interruptible (the trap stops it)
-run_child() {
-    local rc=0
-    setsid "$@" &
-    child=$!
-    wait "$child" || rc=$?
-    child=""
-    return "$rc"
-}
-
-# free_port: a TCP port nothing on this host uses and this script has not handed out yet, in $REPLY
-free_port() {
-    local p i
-    for ((i = 0; i < 500; i++)); do
-        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-        case " ${used_ports[*]} " in *" $p "*) continue ;; esac
-        if ! ss -Htan "( sport = :$p )" 2>/dev/null | grep -q .; then
-            used_ports+=("$p")
-            REPLY=$p
-            return 0
-        fi
-    done
-    log "no free port found"
-    return 1
-}
-
-# wait_http <url> <pid> <log> <name>: until the URL answers 200, bounded; the log's tail when it never does
-wait_http() {
-    local url=$1 pid=$2 file=$3 name=$4 t0=$SECONDS code
-    while :; do
-        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)
-        [ "$code" = 200 ] && return 0
-        if ! alive "$pid"; then
-            log "$name exited before it was ready; the end of $file:"
-            tail -n 40 "$file" >&2
-            return 1
-        fi
-        if ((SECONDS - t0 > ready_timeout)); then
-            log "$name not ready after ${ready_timeout}s (last answer: $code); the end of $file:"
-            tail -n 40 "$file" >&2
-            return 1
-        fi
-        sleep 0.2
-    done
-}
 
 # ---- the Ductor jar and the JDBC driver beside it ----------------------------------------------------------------
 
@@ -522,55 +436,6 @@ if [ "$sdk" = 1 ] && [ -z "${SDK_CLASSPATH:-}" ]; then
 fi
 
 # ---- PostgreSQL --------------------------------------------------------------------------------------------------
-
-start_local_pg() {
-    if [ ! -x "$pg_bin/initdb" ] || [ ! -x "$pg_bin/postgres" ]; then
-        log "phase=postgres installing postgresql-15 (no server binaries in $pg_bin)"
-        DEBIAN_FRONTEND=noninteractive timeout 900 apt-get update >&2
-        DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y postgresql-15 >&2
-    fi
-    if [ "$(id -u)" = 0 ]; then # PostgreSQL refuses to run as root
-        if ! id -u "$pg_os_user" >/dev/null 2>&1; then
-            useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$pg_os_user"
-        fi
-        as_pg=(runuser -u "$pg_os_user" --)
-    fi
-    pgdir=$(mktemp -d /tmp/ductor-chain3-pg.XXXXXX)
-    db_user=postgres
-    db_password=$(openssl rand -hex 16)
-    printf '%s\n' "$db_password" >"$pgdir/pwfile"
-    [ "$(id -u)" != 0 ] || chown -R "$pg_os_user" "$pgdir"
-    if ! "${as_pg[@]}" timeout 120 "$pg_bin/initdb" -D "$pgdir/data" -U postgres --auth=scram-sha-256 \
-            --pwfile="$pgdir/pwfile" -E UTF8 --no-locale >"$pgdir/initdb.log" 2>&1; then
-        log "initdb failed:"
-        cat "$pgdir/initdb.log" >&2
-        return 1
-    fi
-    rm -f "$pgdir/pwfile"
-    free_port
-    pg_port=$REPLY
-    cat >>"$pgdir/data/postgresql.conf" <<EOF
-
-# bench/chain3.sh: durability stays at PostgreSQL's defaults (fsync, synchronous_commit, full_page_writes on).
-listen_addresses = '127.0.0.1'
-port = $pg_port
-unix_socket_directories = '$pgdir'
-max_connections = 200
-# profiling aids only
-shared_preload_libraries = 'pg_stat_statements'
-pg_stat_statements.track_planning = on
-${BENCH_PG_CONF:-}
-EOF
-    if ! "${as_pg[@]}" timeout 90 "$pg_bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w -t 60 start \
-            >/dev/null 2>&1; then
-        log "PostgreSQL did not start; the end of its log:"
-        tail -n 30 "$pgdir/postgres.log" >&2
-        return 1
-    fi
-    pg_pid=$(head -n 1 "$pgdir/data/postmaster.pid")
-    admin_url=jdbc:postgresql://127.0.0.1:$pg_port/postgres
-    log "phase=postgres port=$pg_port pid=$pg_pid dir=$pgdir"
-}
 
 # with_db <jdbc url> <db>: the same server (and parameters), another database
 with_db() {
@@ -774,12 +639,6 @@ fi
 # Measured one after the other, a shared host's speed drifting between two phases decided the ratio (1.7 times
 # between the reference's phase and Ductor's was seen). So the sides alternate in rounds, in the order ref-Ductor,
 # Ductor-ref, ref-Ductor..., every round pairing two neighbouring phases, and the figure is the median round.
-proc_ticks() { # utime + stime of a process, in clock ticks
-    local s
-    s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo NA; return; }
-    s=${s##*) }
-    awk '{ print $12 + $13 }' <<<"$s"
-}
 
 for ((r = 1; r <= rounds; r++)); do
     order=("${sides[@]}")

@@ -19,6 +19,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 out_dir=$root/target/bench
+stem=fanout # the figures' and PostgreSQL log's file names
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # log, alive, stop_pid, stop_pg, run_child, free_port, wait_http, start_local_pg, proc_ticks
 
 usage() {
     cat <<'EOF2'
@@ -71,7 +73,6 @@ mkdir -p "$out_dir"
 rm -f "$out_dir"/fanout.properties "$out_dir"/fanout-pod.log "$out_dir"/fanout-postgres.log "$out_dir"/fanout-driver-*.log
 started=$SECONDS
 clk_tck=$(getconf CLK_TCK)
-log() { echo "$*" >&2; }
 
 declare -A fig=()
 fig[items_per_size]=$items_total
@@ -111,43 +112,8 @@ pg_pid=""
 as_pg=()
 work=$(mktemp -d /tmp/ductor-fanout.XXXXXX)
 
-alive() {
-    local st
-    st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-    [[ $st != Z* ]]
-}
 
-stop_pid() {
-    local pid=$1 name=$2 grace=$3 i
-    [ -n "$pid" ] || return 0
-    if alive "$pid"; then
-        kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-        for ((i = 0; i < grace * 10; i++)); do
-            alive "$pid" || break
-            sleep 0.1
-        done
-        if alive "$pid"; then
-            log "$name (pid $pid) did not stop within ${grace}s: SIGKILL"
-            kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-        fi
-    fi
-    wait "$pid" 2>/dev/null || true
-}
 
-stop_pg() {
-    [ -n "$pgdir" ] || return 0
-    if [ -n "$pg_pid" ] && alive "$pg_pid"; then
-        "${as_pg[@]}" timeout 60 "$pg_bin/pg_ctl" -D "$pgdir/data" -m fast -w -t 30 stop >/dev/null 2>&1 || true
-        if alive "$pg_pid"; then
-            log "PostgreSQL (pid $pg_pid) did not stop: SIGKILL"
-            pkill -KILL -P "$pg_pid" 2>/dev/null || true
-            kill -KILL "$pg_pid" 2>/dev/null || true
-        fi
-    fi
-    [ -f "$pgdir/postgres.log" ] && cp "$pgdir/postgres.log" "$out_dir/fanout-postgres.log"
-    rm -rf "$pgdir"
-    pgdir=""
-}
 
 on_exit() {
     local rc=$?
@@ -165,48 +131,8 @@ trap on_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-run_child() {
-    local rc=0
-    setsid "$@" &
-    child=$!
-    wait "$child" || rc=$?
-    child=""
-    return "$rc"
-}
 
-free_port() {
-    local p i
-    for ((i = 0; i < 500; i++)); do
-        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-        case " ${used_ports[*]} " in *" $p "*) continue ;; esac
-        if ! ss -Htan "( sport = :$p )" 2>/dev/null | grep -q .; then
-            used_ports+=("$p")
-            REPLY=$p
-            return 0
-        fi
-    done
-    log "no free port found"
-    return 1
-}
 
-wait_http() {
-    local url=$1 pid=$2 file=$3 name=$4 t0=$SECONDS code
-    while :; do
-        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)
-        [ "$code" = 200 ] && return 0
-        if ! alive "$pid"; then
-            log "$name exited before it was ready; the end of $file:"
-            tail -n 40 "$file" >&2
-            return 1
-        fi
-        if ((SECONDS - t0 > ready_timeout)); then
-            log "$name not ready after ${ready_timeout}s (last answer: $code); the end of $file:"
-            tail -n 40 "$file" >&2
-            return 1
-        fi
-        sleep 0.2
-    done
-}
 
 # ---- the Ductor jar and the JDBC driver beside it ----------------------------------------------------------------
 
@@ -227,50 +153,8 @@ fig[ductor_commit]=$(git -C "$(dirname "$jar")" describe --always --dirty --abbr
 
 # ---- PostgreSQL (as bench/chain3.sh starts it) -------------------------------------------------------------------
 
-if [ ! -x "$pg_bin/initdb" ] || [ ! -x "$pg_bin/postgres" ]; then
-    log "phase=postgres installing postgresql-15 (no server binaries in $pg_bin)"
-    DEBIAN_FRONTEND=noninteractive timeout 900 apt-get update >&2
-    DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y postgresql-15 >&2
-fi
-if [ "$(id -u)" = 0 ]; then
-    if ! id -u "$pg_os_user" >/dev/null 2>&1; then
-        useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$pg_os_user"
-    fi
-    as_pg=(runuser -u "$pg_os_user" --)
-fi
-pgdir=$(mktemp -d /tmp/ductor-fanout-pg.XXXXXX)
-db_user=postgres
-db_password=$(openssl rand -hex 16)
-printf '%s\n' "$db_password" >"$pgdir/pwfile"
-[ "$(id -u)" != 0 ] || chown -R "$pg_os_user" "$pgdir"
-if ! "${as_pg[@]}" timeout 120 "$pg_bin/initdb" -D "$pgdir/data" -U postgres --auth=scram-sha-256 \
-        --pwfile="$pgdir/pwfile" -E UTF8 --no-locale >"$pgdir/initdb.log" 2>&1; then
-    log "initdb failed:"
-    cat "$pgdir/initdb.log" >&2
-    exit 1
-fi
-rm -f "$pgdir/pwfile"
-free_port
-pg_port=$REPLY
-cat >>"$pgdir/data/postgresql.conf" <<EOF2
-
-# bench/fanout.sh: durability stays at PostgreSQL's defaults (fsync, synchronous_commit, full_page_writes on).
-listen_addresses = '127.0.0.1'
-port = $pg_port
-unix_socket_directories = '$pgdir'
-max_connections = 200
-shared_preload_libraries = 'pg_stat_statements'
-pg_stat_statements.track_planning = on
-EOF2
-if ! "${as_pg[@]}" timeout 90 "$pg_bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w -t 60 start \
-        >/dev/null 2>&1; then
-    log "PostgreSQL did not start; the end of its log:"
-    tail -n 30 "$pgdir/postgres.log" >&2
-    exit 1
-fi
-pg_pid=$(head -n 1 "$pgdir/data/postmaster.pid")
+start_local_pg || exit 1
 db_base=jdbc:postgresql://127.0.0.1:$pg_port
-log "phase=postgres port=$pg_port pid=$pg_pid dir=$pgdir"
 run_child timeout 180 "$java" -cp "$jdbc_jar" bench/chain3/PgSetup.java "$db_base/postgres" "$db_user" "$db_password" \
     fanout fanout
 
@@ -298,12 +182,6 @@ QUARKUS_DATASOURCE_JDBC_URL=$db_base/fanout QUARKUS_DATASOURCE_USERNAME=$db_user
 pod_pid=$!
 wait_http "http://127.0.0.1:$pod_port/q/health/ready" "$pod_pid" "$pod_log" "Ductor pod" || exit 1
 
-proc_ticks() { # utime + stime of a process, in clock ticks
-    local s
-    s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo NA; return; }
-    s=${s##*) }
-    awk '{ print $12 + $13 }' <<<"$s"
-}
 
 concurrency=""
 [ "$max_concurrency" = 0 ] || concurrency=",\"maxConcurrency\":$max_concurrency"
