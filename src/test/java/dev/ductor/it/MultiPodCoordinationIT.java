@@ -244,9 +244,10 @@ class MultiPodCoordinationIT {
     private static final Pattern ITEM_NODE = Pattern.compile("^pick\\[(\\d+)]$");
 
     /**
-     * One run, one node {@code pick} fanning out over {@value #FAN_OUT} items (handler {@code echo}, item input
-     * {@code {"i": index}}, no maxConcurrency): the commit that starts it dispatches every item, the three pods' workers
-     * run them and their results reach the run together, so the pods' ticks race on it. At the end the run SUCCEEDED,
+     * One run, one node {@code pick} fanning out over {@value #FAN_OUT} items (handler {@code sleep}, item input
+     * {@code {"ms": 100 + index}}, no maxConcurrency): the commit that starts it dispatches every item, the three pods'
+     * workers run them (40 s of sleeping in all, 5 s for one pod's 8 worker threads: the other pods' pollers claim their
+     * share meanwhile, even on a loaded host, where instant echo items were once all run by the pod that dispatched them) and their results reach the run together, so the pods' ticks race on it. At the end the run SUCCEEDED,
      * the node's output lists the items' outputs in order, every item SUCCEEDED on its first attempt (or the history
      * says a lease was lost), and the history is gap-free with exactly one RUNNING->SUCCEEDED per item.
      */
@@ -256,8 +257,8 @@ class MultiPodCoordinationIT {
         String admin = token("admin");
         String client = token("client");
         String definition = """
-            {"nodes": [{"id": "pick", "type": "task", "handler": "echo", "forEach": "input.items",
-                        "input": {"i": "${{ index }}"}}]}""";
+            {"nodes": [{"id": "pick", "type": "task", "handler": "sleep", "forEach": "input.items",
+                        "input": {"ms": "${{ 100 + index }}"}}]}""";
         HttpResponse<String> defined = send(HttpRequest.newBuilder(URI.create(pods.get(0).url("/api/v1/workflows/" + FAN_OUT_WORKFLOW)))
                 .header("Authorization", "Bearer " + admin)
                 .header("Content-Type", "application/json")
@@ -325,8 +326,8 @@ class MultiPodCoordinationIT {
             problems.add("node pick's output is not a list of " + FAN_OUT + " entries: " + abbreviate(output));
         } else {
             for (int i = 0; i < FAN_OUT; i++) {
-                if (!output.get(i).path("i").isIntegralNumber() || output.get(i).path("i").asInt() != i) {
-                    problems.add("node pick's output[" + i + "] is " + output.get(i) + ", not {\"i\":" + i + "}");
+                if (!output.get(i).path("slept").isIntegralNumber() || output.get(i).path("slept").asInt() != 100 + i) {
+                    problems.add("node pick's output[" + i + "] is " + output.get(i) + ", not {\"slept\":" + (100 + i) + "}");
                     break;
                 }
             }

@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * signal will beat. The pod is SIGKILLed right away, well before either is due; both come due while no pod is up;
  * then a new pod (a new JVM, same database, same dev key) starts. It must fire each exactly once: the timer run ends
  * SUCCEEDED (one WAITING->SUCCEEDED for the timer, then the noop), the signal run ends FAILED with the signal node
- * timed out and its dependant cancelled. Both fire on the new pod, after its launch. The durations leave 17 s
+ * timed out and its dependant SKIPPED (its runIf allSucceeded can no longer hold). Both fire on the new pod, after its launch. The durations leave 17 s
  * between the starts and the kill, which must come a second before the first is due: the 5 s of PT8S/PT6S were
  * too few for a pod on a loaded 2-core machine.
  *
@@ -188,9 +188,9 @@ class TimerRestartIT {
         assertEquals("FAILED", signalDone.path("status").asText(), "signal run: " + signalDone);
         assertEquals("FAILED", signalDone.at("/nodes/approval/state").asText());
         assertEquals("timed out waiting for signal 'approved'", signalDone.at("/nodes/approval/error").asText());
-        assertEquals("CANCELLED", signalDone.at("/nodes/after/state").asText());
+        assertEquals("SKIPPED", signalDone.at("/nodes/after/state").asText(), "a dependant whose runIf allSucceeded can no longer hold");
         assertEquals(List.of("PENDING->WAITING", "WAITING->FAILED"), moves(signalHistory, "approval"));
-        assertEquals(List.of("PENDING->CANCELLED"), moves(signalHistory, "after"));
+        assertEquals(List.of("PENDING->SKIPPED"), moves(signalHistory, "after"));
         assertEquals(List.of("(run) RUNNING->FAILED"), runMoves(signalHistory));
         JsonNode timedOut = transition(signalHistory, "approval", "WAITING");
         assertEquals("signal 'approved' timed out after PT18S", timedOut.path("cause").asText());
