@@ -35,7 +35,7 @@ public class QueueOverview {
     public Snapshot of(String tenant) {
         Instant now = clock.instant();
         List<Object[]> rows = em.createNativeQuery("""
-                        SELECT tier, count(*), min(available_at) FROM eec_queue_item
+                        SELECT tier, count(*), min(greatest(available_at, created_at)) FROM eec_queue_item
                          WHERE tenant = ?1 AND available_at <= ?2 AND (kind <> 'TASK' OR lease_token IS NULL)
                          GROUP BY tier ORDER BY tier""")
                 .setParameter(1, tenant)

@@ -40,7 +40,7 @@ public class QueueSampler {
         List<Object[]> rows;
         try {
             rows = QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
-                            SELECT tier, count(*), min(available_at) FROM eec_queue_item
+                            SELECT tier, count(*), min(greatest(available_at, created_at)) FROM eec_queue_item
                              WHERE available_at <= ?1 AND (kind <> 'TASK' OR lease_token IS NULL)
                              GROUP BY tier""")
                     .setParameter(1, now)

@@ -177,7 +177,7 @@ public class GroupCommit {
             if (p.result().status().isTerminal()) {
                 finished.add(runId);
             } else {
-                items.addAll(outbox.items(runId, p.row().tenant(), p.row().tier(), p.result().effects()));
+                items.addAll(outbox.items(runId, p.row().tenant(), p.row().tier(), p.result().effects(), now));
             }
         }
         history.append(transitions, now);

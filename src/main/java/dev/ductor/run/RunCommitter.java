@@ -165,7 +165,7 @@ public class RunCommitter {
                     queue.supersedeTasks(run.runId, superseded.node(), superseded.throughAttempt());
                 }
             }
-            outbox.write(outbox.items(run.runId, run.tenant, run.tier, result.effects()), now);
+            outbox.write(outbox.items(run.runId, run.tenant, run.tier, result.effects(), now), now);
         }
         children.apply(run.runId, run.tenant, run.tier, result.effects(), now);
         if (result.status().isTerminal() && run.parentRunId != null) {

@@ -23,4 +23,9 @@ public final class RunIds {
         long timeAndVersion = (createdAt.toEpochMilli() << 16) | 0x7000L | (random.getMostSignificantBits() & 0x0FFFL);
         return new UUID(timeAndVersion, random.getLeastSignificantBits()); // variant bits: randomUUID's, RFC 9562's
     }
+
+    /** The creation millisecond a run id made by {@link #next} carries. */
+    public static Instant createdAt(UUID runId) {
+        return Instant.ofEpochMilli(runId.getMostSignificantBits() >>> 16);
+    }
 }

@@ -36,18 +36,34 @@ public class RunOutbox {
     @Inject TransactionSynchronizationRegistry transactions;
     @Inject LeaseHandBack handBack;
 
-    /** The queue rows for one run's effects. */
-    public List<NewQueueItem> items(UUID runId, String tenant, String tier, List<Effect> effects) {
+    /**
+     * The queue rows for one run's effects, made at {@code now}.
+     *
+     * <p>A task due now is queued as if it had been due since its run started: claims take the oldest due task
+     * first, so a started run's next step goes before the first steps of runs started after it. Under a backlog,
+     * runs then finish in about the order they started, instead of every run waiting for the first step of every
+     * later one (breadth-first). A task due later (a retry's backoff) keeps its time. The queue's age metric reads
+     * the row's {@code created_at} beside it, so it is not inflated by this.
+     */
+    public List<NewQueueItem> items(UUID runId, String tenant, String tier, List<Effect> effects, Instant now) {
         List<NewQueueItem> items = new ArrayList<>(effects.size());
         for (Effect effect : effects) {
             if (effect instanceof Effect.DispatchTask task) {
                 items.add(NewQueueItem.task(tenant, tier, runId, task.node(), task.attempt(), task.handler(), task.pool(),
-                        json.write(task.input()), task.availableAt()));
+                        json.write(task.input()), claimOrder(runId, task.availableAt(), now)));
             } else if (effect instanceof Effect.ScheduleTimer timer) {
                 items.add(NewQueueItem.timer(tenant, tier, runId, timer.node(), timer.dueAt()));
             }
         }
         return items;
+    }
+
+    private static Instant claimOrder(UUID runId, Instant due, Instant now) {
+        if (due.isAfter(now)) {
+            return due;
+        }
+        Instant started = RunIds.createdAt(runId);
+        return started.isBefore(due) ? started : due;
     }
 
     /** Inserts the rows (one batch) and wakes the loops that can take them when the transaction commits. */

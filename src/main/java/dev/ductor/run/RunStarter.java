@@ -200,7 +200,7 @@ public class RunStarter {
         ordered.forEach((id, n) -> nodes.put(id, RunView.NodeView.of(n)));
         RunView answer = new RunView(runId, r.workflow(), pinned.revision(), first.status().name(), request.tier(),
                 request.idempotencyKey(), request.correlationKey(), nodes, request.input(), first.output(), 0, now, now);
-        return new Prepared(r, now, row, transitions, outbox.items(runId, r.tenant(), request.tier(), first.effects()), answer,
+        return new Prepared(r, now, row, transitions, outbox.items(runId, r.tenant(), request.tier(), first.effects(), now), answer,
                 first.effects().stream().filter(Effect.StartChild.class::isInstance).map(Effect.StartChild.class::cast).toList());
     }
 

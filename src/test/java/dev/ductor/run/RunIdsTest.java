@@ -23,6 +23,7 @@ class RunIdsTest {
         assertEquals(7, id.version());
         assertEquals(2, id.variant(), "the RFC's variant (binary 10)");
         assertEquals(at.toEpochMilli(), id.getMostSignificantBits() >>> 16);
+        assertEquals(Instant.parse("2026-12-04T09:30:00.123Z"), RunIds.createdAt(id), "read back to the millisecond");
     }
 
     /** PostgreSQL compares uuids byte by byte, as unsigned big-endian: the order of their string forms. */
