@@ -27,6 +27,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,9 +44,16 @@ import java.util.function.Predicate;
  * An external worker: runs the handlers registered for {@code ext:} task nodes.
  *
  * <ul>
- *   <li>One claimer long-polls {@code POST /tasks/claim} for as many tasks as it has free slots and runs them in
- *       parallel, up to {@code concurrency}. An empty poll polls again at once; an error (no answer, 5xx, 503 with
- *       Retry-After) backs off exponentially with jitter, so "no work" and "server down" are told apart.</li>
+ *   <li>At most {@code concurrency} handlers run at once: a slot is a running handler. One claimer long-polls
+ *       {@code POST /tasks/claim} for as many tasks as there are free slots nobody waits for. An empty poll polls
+ *       again at once; an error (no answer, 5xx, 503 with Retry-After) backs off exponentially with jitter, so "no
+ *       work" and "server down" are told apart.</li>
+ *   <li>A handler's slot is freed the moment it returns: its result is reported by a reporter thread while the slot
+ *       runs the next task, as the server's in-process workers hand their results to a group commit. So the steps in
+ *       flight are not bounded by the round trip of a report, and the server's group commit gets reports to share.
+ *       The report answer may carry the run's next step, leased to this worker (eager dispatch); it waits in line
+ *       for the next free slot. Unreported results are bounded ({@code 2 x concurrency}): past it, no claim. So a
+ *       worker holds about {@code 4 x concurrency} leases at most: running, waiting for a slot, and being reported.</li>
  *   <li>Every running task is heartbeated at a third of its remaining lease. A heartbeat answered 409 means the lease
  *       is lost (reaped, or superseded by an operator's retry/skip): the handler's context is cancelled, its thread
  *       interrupted, and its result discarded.</li>
@@ -100,9 +108,20 @@ public final class DuctorWorker implements AutoCloseable {
     private final Predicate<Throwable> retryable;
     private final WorkerMetrics metrics;
 
+    /** Running handlers: a permit per free slot. */
     private final Semaphore slots;
+    /** Leased tasks waiting for a slot (a report's next step, a claim that raced one). */
+    private final ConcurrentLinkedQueue<Execution> line = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger waiting = new AtomicInteger();
+    /** Results handed to the reporters and not yet answered; the claimer stops at {@link #maxUnreported}. */
+    private final AtomicInteger unreported = new AtomicInteger();
+    private final int maxUnreported;
+    /** Every leased task until it is reported, handed back or dropped: waiting, running or being reported. */
     private final Set<Execution> inFlight = ConcurrentHashMap.newKeySet();
     private final ExecutorService handlerThreads;
+    private final ExecutorService reporters;
+    /** Woken when a slot frees or a report is answered: the claimer may have room again. */
+    private final Object room = new Object();
     private final ScheduledExecutorService heartbeats;
     private volatile State state = State.NEW;
     /** Whether the last claim was answered (readiness). */
@@ -133,8 +152,14 @@ public final class DuctorWorker implements AutoCloseable {
         this.retryable = b.retryable;
         this.metrics = b.metrics;
         this.slots = new Semaphore(concurrency);
+        this.maxUnreported = 2 * concurrency;
         AtomicInteger n = new AtomicInteger();
         this.handlerThreads = Executors.newFixedThreadPool(concurrency, r -> daemon(r, "ductor-task-" + workerId + "-" + n.incrementAndGet()));
+        AtomicInteger m = new AtomicInteger();
+        // As many as results may be unreported (twice the slots): reports wait on the server's group commit (a disk
+        // flush), so more of them are in the air than handlers run.
+        this.reporters = Executors.newFixedThreadPool(2 * concurrency,
+                t -> daemon(t, "ductor-report-" + workerId + "-" + m.incrementAndGet()));
         this.heartbeats = Executors.newScheduledThreadPool(Math.max(2, Math.min(8, concurrency / 8)),
                 r -> daemon(r, "ductor-heartbeat-" + workerId));
     }
@@ -159,21 +184,18 @@ public final class DuctorWorker implements AutoCloseable {
         if (state != State.NEW) {
             throw new IllegalStateException("the worker was already started");
         }
-        int free = slots.drainPermits();
         List<ClaimedTask> first;
         try {
-            first = tasks.claim(handlerNames, pool, workerId, free, 0);
+            first = tasks.claim(handlerNames, pool, workerId, concurrency, 0);
         } catch (DuctorException e) {
-            slots.release(free);
             throw startFailure(e);
         }
-        slots.release(Math.max(0, free - first.size()));
         state = State.RUNNING;
         serverAnswers = true;
         for (ClaimedTask task : first) {
             claimed.incrementAndGet();
             metrics.claimed(task.handler());
-            launch(task);
+            offer(task);
         }
         claimer = new Thread(this::claimLoop, "ductor-claimer-" + workerId);
         claimer.start();
@@ -235,6 +257,7 @@ public final class DuctorWorker implements AutoCloseable {
             }
             state = State.DRAINING;
         }
+        handBackLine();
         long deadline = System.nanoTime() + grace.toNanos();
         LOG.info("Ductor worker {} shutting down: {} task(s) in flight, grace {}", workerId, inFlight.size(), grace);
         // The claimer finishes its long poll (cut short, the answer could be lost with the tasks it leased) and hands
@@ -275,6 +298,7 @@ public final class DuctorWorker implements AutoCloseable {
     private void stopThreads() {
         heartbeats.shutdownNow();
         handlerThreads.shutdownNow();
+        reporters.shutdownNow();
     }
 
     // ---- claiming ----------------------------------------------------------------------------------------------
@@ -282,22 +306,25 @@ public final class DuctorWorker implements AutoCloseable {
     private void claimLoop() {
         int errors = 0;
         while (state == State.RUNNING) {
-            int free;
-            try {
-                if (!slots.tryAcquire(200, TimeUnit.MILLISECONDS)) {
-                    continue;
+            int free = room();
+            if (free <= 0) {
+                synchronized (room) {
+                    try {
+                        if (room() <= 0) {
+                            room.wait(200);
+                        }
+                    } catch (InterruptedException e) {
+                        return;
+                    }
                 }
-            } catch (InterruptedException e) {
-                return;
+                continue;
             }
-            free = 1 + slots.drainPermits();
             List<ClaimedTask> batch;
             try {
                 batch = tasks.claim(handlerNames, pool, workerId, free, waitSeconds);
                 errors = 0;
                 serverAnswers = true;
             } catch (DuctorException e) {
-                slots.release(free);
                 serverAnswers = false;
                 if (state != State.RUNNING || Thread.currentThread().isInterrupted()) {
                     return;
@@ -310,18 +337,27 @@ public final class DuctorWorker implements AutoCloseable {
                 }
                 continue;
             }
-            slots.release(Math.max(0, free - batch.size()));
             if (state != State.RUNNING) {
                 // The shutdown began while this poll waited: these would start after it, and may outlast its grace.
-                slots.release(batch.size());
                 batch.forEach(this::handBack);
                 return;
             }
             for (ClaimedTask task : batch) {
                 claimed.incrementAndGet();
                 metrics.claimed(task.handler());
-                launch(task);
+                offer(task);
             }
+        }
+    }
+
+    /** How many tasks a claim may ask for: free slots nobody waits for, while the unreported results are bounded. */
+    private int room() {
+        return Math.min(slots.availablePermits() - waiting.get(), maxUnreported - unreported.get());
+    }
+
+    private void roomChanged() {
+        synchronized (room) {
+            room.notifyAll();
         }
     }
 
@@ -350,15 +386,52 @@ public final class DuctorWorker implements AutoCloseable {
 
     // ---- running -----------------------------------------------------------------------------------------------
 
-    private void launch(ClaimedTask task) {
+    /** A task leased to this worker: heartbeated from now on, run in the next free slot. */
+    private void offer(ClaimedTask task) {
         Execution execution = new Execution(task);
         inFlight.add(execution);
         scheduleHeartbeat(execution, task.leaseExpiresAt());
-        try {
-            handlerThreads.execute(() -> run(execution));
-        } catch (RuntimeException rejected) {
-            finish(execution); // stopped meanwhile: nothing ran
-            handBack(task);
+        waiting.incrementAndGet();
+        line.add(execution);
+        drainLine();
+    }
+
+    /** Starts waiting tasks while slots are free; called after every offer and every freed slot, so none is missed. */
+    private void drainLine() {
+        while (!line.isEmpty() && slots.tryAcquire()) {
+            Execution next = line.poll();
+            if (next == null) {
+                slots.release();
+                return;
+            }
+            waiting.decrementAndGet();
+            if (state != State.RUNNING || next.cancelled) {
+                slots.release();
+                drop(next, true);
+                continue;
+            }
+            try {
+                handlerThreads.execute(() -> runInSlot(next));
+            } catch (RuntimeException rejected) {
+                slots.release();
+                drop(next, true); // stopped meanwhile: nothing ran
+            }
+        }
+    }
+
+    /** At the start of a shutdown: what waits for a slot has not begun, and goes back to the server at once. */
+    private void handBackLine() {
+        for (Execution waitingTask; (waitingTask = line.poll()) != null; ) {
+            waiting.decrementAndGet();
+            drop(waitingTask, true);
+        }
+    }
+
+    /** The task is not run here: its lease ends now ({@code handBack}: given back to the server, no attempt spent). */
+    private void drop(Execution execution, boolean handBack) {
+        finish(execution);
+        if (handBack && !execution.cancelled) {
+            handBack(execution.task);
         }
     }
 
@@ -377,46 +450,62 @@ public final class DuctorWorker implements AutoCloseable {
     }
 
     /**
-     * Runs the task, reports it, and runs on this thread, in this slot, the task the server leased with the report's
-     * answer (its run's next step, when it had one for this worker's handlers); more than one (not expected) each
-     * take a free slot or go back.
+     * Runs the handler in the slot taken for it, frees the slot the moment it returns, and hands the result to a
+     * reporter: the slot runs the next task while the report waits on the server's commit.
      */
-    private void run(Execution first) {
-        Execution current = first;
-        while (current != null) {
-            List<ClaimedTask> next = runOne(current);
-            Execution following = null;
-            for (ClaimedTask task : next) {
-                claimed.incrementAndGet();
-                metrics.claimed(task.handler());
-                if (state != State.RUNNING) {
-                    handBack(task);
-                } else if (following == null) {
-                    following = adopt(task); // this slot is its, before the finished one leaves it
-                } else if (slots.tryAcquire()) {
-                    launch(task);
-                } else {
-                    handBack(task);
+    private void runInSlot(Execution execution) {
+        Outcome outcome;
+        try {
+            outcome = runHandler(execution);
+        } finally {
+            slots.release();
+            drainLine();
+            roomChanged();
+        }
+        if (outcome == null) {
+            finish(execution);
+            return;
+        }
+        unreported.incrementAndGet();
+        try {
+            reporters.execute(() -> {
+                try {
+                    List<ClaimedTask> next = report(execution, outcome);
+                    for (ClaimedTask task : next) {
+                        claimed.incrementAndGet();
+                        metrics.claimed(task.handler());
+                        if (state != State.RUNNING) {
+                            handBack(task);
+                        } else {
+                            offer(task);
+                        }
+                    }
+                } finally {
+                    finish(execution);
+                    unreported.decrementAndGet();
+                    roomChanged();
                 }
-            }
-            finish(current, following != null);
-            current = following;
+            });
+        } catch (RuntimeException stopped) {
+            unreported.decrementAndGet();
+            finish(execution); // the worker stopped: the lease lapses and the server retries the step
         }
     }
 
-    private Execution adopt(ClaimedTask task) {
-        Execution execution = new Execution(task);
-        inFlight.add(execution);
-        scheduleHeartbeat(execution, task.leaseExpiresAt());
-        return execution;
-    }
-
-    /** The next tasks' handlers a report asks for: this worker's, while it runs and claims from no particular pool. */
+    /**
+     * The next tasks' handlers a report asks for: this worker's, while it runs, claims from no particular pool, and
+     * fewer tasks wait for a slot than it has slots (a task leased now should not wait out its lease in line).
+     */
     private List<String> nextWanted() {
-        return state == State.RUNNING && pool == null ? handlerNames : List.of();
+        return state == State.RUNNING && pool == null && waiting.get() < concurrency ? handlerNames : List.of();
     }
 
-    private List<ClaimedTask> runOne(Execution execution) {
+    /** A handler's result or failure, to report; {@code failure} null means {@code output} succeeded. */
+    private record Outcome(JsonNode output, Throwable failure, boolean retry) {
+    }
+
+    /** Runs the handler; null when the attempt was cancelled meanwhile (its result is not to be sent). */
+    private Outcome runHandler(Execution execution) {
         ClaimedTask task = execution.task;
         Registration registration = handlers.get(task.handler());
         execution.thread = Thread.currentThread();
@@ -444,37 +533,50 @@ public final class DuctorWorker implements AutoCloseable {
             failure = t;
         } finally {
             execution.thread = null;
-            Thread.interrupted(); // a cancellation's interrupt must not reach the report or the next task
+            Thread.interrupted(); // a cancellation's interrupt must not reach the next task on this thread
         }
         try {
             String handler = task.handler();
             if (execution.cancelled) {
                 metrics.handlerFinished(handler, "cancelled", System.nanoTime() - started);
                 LOG.info("result of task {} discarded: {}", task.taskId(), execution.cancelReason);
-                return List.of();
+                return null;
             }
             metrics.handlerFinished(handler, failure == null ? "success" : "failure", System.nanoTime() - started);
             if (failure == null) {
-                JsonNode json = output == null ? null : mapper.valueToTree(output);
-                return report(execution, () -> tasks.complete(task.taskId(), task.leaseToken(), json, nextWanted()), () -> {
-                    completed.incrementAndGet();
-                    metrics.completed(handler);
-                });
-            } else {
-                boolean retry = retryable.test(failure);
-                String error = describe(failure);
-                LOG.info("task {} failed ({}retryable): {}", task.taskId(), retry ? "" : "not ", error);
-                return report(execution, () -> tasks.fail(task.taskId(), task.leaseToken(), error, retry, nextWanted()), () -> {
-                    failed.incrementAndGet();
-                    metrics.failed(handler, retry);
-                });
+                try {
+                    return new Outcome(output == null ? null : mapper.valueToTree(output), null, false);
+                } catch (IllegalArgumentException unwritable) {
+                    failure = new NonRetryableException("the handler's output cannot be written as JSON: "
+                            + unwritable.getMessage(), unwritable);
+                }
             }
+            boolean retry = retryable.test(failure);
+            LOG.info("task {} failed ({}retryable): {}", task.taskId(), retry ? "" : "not ", describe(failure));
+            return new Outcome(null, failure, retry);
         } finally {
             MDC.remove("ductor.runId");
             MDC.remove("ductor.node");
             MDC.remove("ductor.attempt");
             MDC.remove("ductor.taskId");
         }
+    }
+
+    /** Reports an outcome; returns the tasks the server leased to this worker with its answer. */
+    private List<ClaimedTask> report(Execution execution, Outcome outcome) {
+        ClaimedTask task = execution.task;
+        String handler = task.handler();
+        if (outcome.failure() == null) {
+            return report(execution, () -> tasks.complete(task.taskId(), task.leaseToken(), outcome.output(), nextWanted()), () -> {
+                completed.incrementAndGet();
+                metrics.completed(handler);
+            });
+        }
+        String error = describe(outcome.failure());
+        return report(execution, () -> tasks.fail(task.taskId(), task.leaseToken(), error, outcome.retry(), nextWanted()), () -> {
+            failed.incrementAndGet();
+            metrics.failed(handler, outcome.retry());
+        });
     }
 
     /**
@@ -525,20 +627,14 @@ public final class DuctorWorker implements AutoCloseable {
                 execution.task.taskId(), execution.task.runId(), execution.task.node(), execution.task.attempt());
     }
 
+    /** The task is done here (reported, dropped or handed back): no more heartbeats; a shutdown may stop waiting. */
     private void finish(Execution execution) {
-        finish(execution, false);
-    }
-
-    /** The task is done here; its slot is freed unless {@code slotTaken} (a task leased with its report runs in it). */
-    private void finish(Execution execution, boolean slotTaken) {
         ScheduledFuture<?> beat = execution.heartbeat;
         if (beat != null) {
             beat.cancel(false);
         }
         execution.done = true;
-        if (inFlight.remove(execution) && !slotTaken) {
-            slots.release();
-        }
+        inFlight.remove(execution);
         synchronized (inFlight) {
             inFlight.notifyAll();
         }

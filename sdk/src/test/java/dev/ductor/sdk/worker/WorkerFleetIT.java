@@ -108,9 +108,10 @@ class WorkerFleetIT {
                 retriedElsewhere++; // a lease that ran out on a starved machine: retried, still applied once
             }
         }
-        // Besides the blocked task, the killed JVM's other in-flight tasks (up to 15) are retried too; on a starved
-        // machine a few more leases may run out. Tolerated, but not many.
-        assertTrue(retriedElsewhere <= 15 + RUNS / 20, retriedElsewhere + " steps needed more than one attempt");
+        // Besides the blocked task, the killed JVM's other leases are retried too: a worker of concurrency 16 holds at
+        // most 64 (16 running, 16 waiting for a slot, 32 results being reported); on a starved machine a few more
+        // leases may run out. Tolerated, but not many.
+        assertTrue(retriedElsewhere <= 4 * 16 - 1 + RUNS / 20, retriedElsewhere + " steps needed more than one attempt");
         System.out.printf("%d runs through 3 worker JVMs (one killed) in %.1f s; %d other runs took a second attempt%n", RUNS,
                 (System.nanoTime() - started) / 1e9, retriedElsewhere);
 
