@@ -160,7 +160,9 @@ public final class DuctorWorker implements AutoCloseable {
         // flush), so more of them are in the air than handlers run.
         this.reporters = Executors.newFixedThreadPool(2 * concurrency,
                 t -> daemon(t, "ductor-report-" + workerId + "-" + m.incrementAndGet()));
-        this.heartbeats = Executors.newScheduledThreadPool(Math.max(2, Math.min(8, concurrency / 8)),
+        // A heartbeat is a blocking request, and a worker holds up to about four leases a slot (running, waiting,
+        // being reported): one thread per two slots keeps them on time when the server answers slowly.
+        this.heartbeats = Executors.newScheduledThreadPool(Math.max(2, Math.min(32, concurrency / 2)),
                 r -> daemon(r, "ductor-heartbeat-" + workerId));
     }
 
