@@ -32,8 +32,10 @@ import java.util.Set;
                 ScheduleCommands.class, EventCommands.class},
         footer = {"", "Exit codes: 0 success, 2 usage error, 3 conflict (409), 1 otherwise.",
                 "Server: --server or DUCTOR_SERVER (default http://localhost:8080).",
-                "Token: --token, --token-file or DUCTOR_TOKEN; on localhost, without one,",
-                ".ductor/dev-tokens/<role>.jwt, the role chosen per command (or --role)."})
+                "Token: --token, --token-file or DUCTOR_TOKEN. Without one, on localhost: the dev",
+                "token of the role the command needs (or --role), the nearest",
+                ".ductor/dev-tokens/<role>.jwt from the working directory upward, else the one",
+                "the server's /api/v1/dev-tokens hands out."})
 public final class DuctorCli implements Runnable {
 
     public static final int OK = 0;
@@ -179,13 +181,21 @@ public final class DuctorCli implements Runnable {
         if (fromEnv != null && !fromEnv.isBlank()) {
             return builder.token(fromEnv).build();
         }
-        String chosen = role != null ? role : defaultRole;
-        Path devToken = env.workingDir().resolve(".ductor").resolve("dev-tokens").resolve(chosen + ".jwt");
-        if (isLocal(url) && Files.isReadable(devToken)) {
-            return builder.tokenFile(devToken).build();
+        if (!isLocal(url)) {
+            // Dev tokens are for a server on this machine only: never sent anywhere else.
+            throw new UsageException("no token: pass --token or --token-file, or set DUCTOR_TOKEN");
         }
-        throw new UsageException("no token: pass --token or --token-file, or set DUCTOR_TOKEN"
-                + (isLocal(url) ? " (no dev token at " + devToken + ")" : ""));
+        String chosen = role != null ? role : defaultRole;
+        DevTokenLookup lookup = new DevTokenLookup();
+        var file = lookup.nearestFile(env.workingDir(), chosen);
+        if (file.isPresent()) {
+            return builder.tokenFile(file.get()).build();
+        }
+        var served = lookup.fromServer(url, chosen);
+        if (served.isPresent()) {
+            return builder.token(served.get()).build();
+        }
+        throw new UsageException("no token: pass --token or --token-file, or set DUCTOR_TOKEN (" + lookup.tried() + ")");
     }
 
     private static boolean isLocal(String url) {
