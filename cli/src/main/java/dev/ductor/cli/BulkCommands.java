@@ -4,15 +4,25 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ductor.sdk.DuctorClient;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 @Command(name = "bulk", description = "Cancel, reset or retry the dead letters of every run a filter matches, run by the server.")
-final class BulkCommands {
+final class BulkCommands implements Runnable {
+
+    @Spec
+    CommandSpec spec;
 
     @ParentCommand
     DuctorCli root;
+
+    @Override
+    public void run() {
+        throw DuctorCli.missingSubcommand(spec);
+    }
 
     @Command(name = "start", description = "Start a bulk ACTION (cancel, reset, retry-dead-letters) on the runs the filter matches;"
             + " --dry-run prints how many match and some of them, and changes nothing.")

@@ -25,13 +25,17 @@ import java.util.Set;
  * {@code ductor}: the command line for Ductor's REST API. Exit codes: 0 success, 2 usage error, 3 a conflict (409:
  * the current version and what was rejected are printed), 1 anything else.
  */
-@Command(name = "ductor", mixinStandardHelpOptions = true, version = "ductor 0.1.0",
+// scope INHERIT: every subcommand, to any depth, takes --help/-h and --version/-V as well.
+@Command(name = "ductor", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true, version = "ductor 0.1.0",
         description = "Ductor's command line: workflows, runs, bulk actions, pools, rules, schedules and events over the REST API.",
         subcommands = {WorkflowCommands.class, RunCommands.class, BulkCommands.class, PoolCommands.class, RuleCommands.class,
                 ScheduleCommands.class, EventCommands.class},
         footer = {"", "Exit codes: 0 success, 2 usage error, 3 conflict (409), 1 otherwise.",
-                "Server: --server or DUCTOR_SERVER (default http://localhost:8080). Token: --token, --token-file or DUCTOR_TOKEN;",
-                "on localhost, .ductor/dev-tokens/<role>.jwt, the role chosen per command (or --role)."})
+                "Server: --server or DUCTOR_SERVER (default http://localhost:8080).",
+                "Token: --token, --token-file or DUCTOR_TOKEN. Without one, on localhost: the dev",
+                "token of the role the command needs (or --role), the nearest",
+                ".ductor/dev-tokens/<role>.jwt from the working directory upward, else the one",
+                "the server's /api/v1/dev-tokens hands out."})
 public final class DuctorCli implements Runnable {
 
     public static final int OK = 0;
@@ -50,20 +54,20 @@ public final class DuctorCli implements Runnable {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--server", scope = ScopeType.INHERIT, description = "Ductor's base URL (default: DUCTOR_SERVER, else http://localhost:8080)")
+    @Option(names = "--server", paramLabel = "URL", scope = ScopeType.INHERIT, description = "Ductor's base URL (default: DUCTOR_SERVER, else http://localhost:8080)")
     String server;
 
-    @Option(names = "--token", scope = ScopeType.INHERIT, description = "bearer token (default: DUCTOR_TOKEN)")
+    @Option(names = "--token", paramLabel = "TOKEN", scope = ScopeType.INHERIT, description = "bearer token (default: DUCTOR_TOKEN)")
     String token;
 
-    @Option(names = "--token-file", scope = ScopeType.INHERIT, description = "file holding the bearer token")
+    @Option(names = "--token-file", paramLabel = "FILE", scope = ScopeType.INHERIT, description = "file holding the bearer token")
     Path tokenFile;
 
-    @Option(names = "--role", scope = ScopeType.INHERIT,
+    @Option(names = "--role", paramLabel = "ROLE", scope = ScopeType.INHERIT,
             description = "which dev token to use on localhost: admin, operator, client or worker (default: per command)")
     String role;
 
-    @Option(names = {"-o", "--output"}, scope = ScopeType.INHERIT, description = "table or json (default table)")
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", scope = ScopeType.INHERIT, description = "table or json (default table)")
     Output output = Output.table;
 
     final Env env;
@@ -74,7 +78,13 @@ public final class DuctorCli implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: workflow, run, pool, rule or event");
+        throw missingSubcommand(spec);
+    }
+
+    /** A command group called without one of its commands: a usage error naming them (exit 2). */
+    static CommandLine.ParameterException missingSubcommand(CommandLine.Model.CommandSpec group) {
+        return new CommandLine.ParameterException(group.commandLine(), "name a command of '" + group.qualifiedName() + "': "
+                + String.join(", ", group.subcommands().keySet()) + " (or --help)");
     }
 
     /** Runs one command line and returns its exit code. */
@@ -171,13 +181,21 @@ public final class DuctorCli implements Runnable {
         if (fromEnv != null && !fromEnv.isBlank()) {
             return builder.token(fromEnv).build();
         }
-        String chosen = role != null ? role : defaultRole;
-        Path devToken = env.workingDir().resolve(".ductor").resolve("dev-tokens").resolve(chosen + ".jwt");
-        if (isLocal(url) && Files.isReadable(devToken)) {
-            return builder.tokenFile(devToken).build();
+        if (!isLocal(url)) {
+            // Dev tokens are for a server on this machine only: never sent anywhere else.
+            throw new UsageException("no token: pass --token or --token-file, or set DUCTOR_TOKEN");
         }
-        throw new UsageException("no token: pass --token or --token-file, or set DUCTOR_TOKEN"
-                + (isLocal(url) ? " (no dev token at " + devToken + ")" : ""));
+        String chosen = role != null ? role : defaultRole;
+        DevTokenLookup lookup = new DevTokenLookup();
+        var file = lookup.nearestFile(env.workingDir(), chosen);
+        if (file.isPresent()) {
+            return builder.tokenFile(file.get()).build();
+        }
+        var served = lookup.fromServer(url, chosen);
+        if (served.isPresent()) {
+            return builder.token(served.get()).build();
+        }
+        throw new UsageException("no token: pass --token or --token-file, or set DUCTOR_TOKEN (" + lookup.tried() + ")");
     }
 
     private static boolean isLocal(String url) {

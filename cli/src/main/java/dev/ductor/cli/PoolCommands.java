@@ -3,17 +3,27 @@ package dev.ductor.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.sdk.Versioned;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 import java.util.List;
 
 @Command(name = "pool", description = "List, show and set pools (fleet-wide concurrency caps).")
-final class PoolCommands {
+final class PoolCommands implements Runnable {
+
+    @Spec
+    CommandSpec spec;
 
     @ParentCommand
     DuctorCli root;
+
+    @Override
+    public void run() {
+        throw DuctorCli.missingSubcommand(spec);
+    }
 
     @Command(name = "list", description = "All pools, by name.")
     int list() {
@@ -40,7 +50,7 @@ final class PoolCommands {
 
     @Command(name = "set", description = "Create a pool or change it, based on the version you last saw (or --if-match).")
     int set(@Parameters(paramLabel = "NAME") String name,
-            @Option(names = "--capacity", required = true) int capacity,
+            @Option(names = "--capacity", paramLabel = "N", required = true, description = "how many tasks of the pool may run at once, fleet-wide") int capacity,
             @Option(names = "--paused", arity = "1", paramLabel = "true|false") Boolean paused,
             @Option(names = "--if-match", paramLabel = "VERSION") Long ifMatch) {
         Long basedOn = ifMatch != null ? ifMatch : root.seen().get("pool", name);

@@ -4,22 +4,32 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ductor.sdk.Versioned;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 
 @Command(name = "rule", description = "List, show and apply event rules.")
-final class RuleCommands {
+final class RuleCommands implements Runnable {
+
+    @Spec
+    CommandSpec spec;
 
     /** What a GET shows that a PUT does not take. */
     private static final Set<String> READ_ONLY = Set.of("name", "version", "createdAt", "updatedAt", "updatedBy", "enabled");
 
     @ParentCommand
     DuctorCli root;
+
+    @Override
+    public void run() {
+        throw DuctorCli.missingSubcommand(spec);
+    }
 
     @Command(name = "list", description = "All rules, by name.")
     int list() {
@@ -47,7 +57,7 @@ final class RuleCommands {
 
     @Command(name = "apply", description = "Create or replace a rule from a JSON file {name?, on, match?, start? or signal?}.")
     int apply(@Option(names = {"-f", "--file"}, required = true, paramLabel = "FILE") Path file,
-              @Option(names = "--name") String name,
+              @Option(names = "--name", paramLabel = "NAME", description = "the rule's name (default: the file's name field)") String name,
               @Option(names = "--if-match", paramLabel = "VERSION") Long ifMatch) {
         JsonNode rule = root.readJson(null, file, "the rule");
         if (rule == null || !rule.isObject()) {

@@ -12,9 +12,11 @@ import dev.ductor.sdk.StartOptions;
 import dev.ductor.sdk.Transition;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,10 +26,18 @@ import java.util.Map;
 import java.util.UUID;
 
 @Command(name = "run", description = "Start, watch and operate runs.")
-final class RunCommands {
+final class RunCommands implements Runnable {
+
+    @Spec
+    CommandSpec spec;
 
     @ParentCommand
     DuctorCli root;
+
+    @Override
+    public void run() {
+        throw DuctorCli.missingSubcommand(spec);
+    }
 
     @Command(name = "start", description = "Start a run of WORKFLOW; with --wait, wait for it and print it with its outputs.")
     int start(@Parameters(paramLabel = "WORKFLOW") String workflow,
@@ -67,10 +77,10 @@ final class RunCommands {
     }
 
     @Command(name = "list", description = "Run summaries (no input or output: 'run get' has them), newest first; --cursor pages on (the last line names the next cursor).")
-    int list(@Option(names = "--workflow") String workflow,
-             @Option(names = "--status", description = "RUNNING, SUCCEEDED, FAILED or CANCELLED") String status,
-             @Option(names = "--limit", defaultValue = "20", description = "runs per page, 1-200 (default 20)") int limit,
-             @Option(names = "--cursor") String cursor) {
+    int list(@Option(names = "--workflow", paramLabel = "NAME") String workflow,
+             @Option(names = "--status", paramLabel = "STATUS", description = "RUNNING, SUCCEEDED, FAILED or CANCELLED") String status,
+             @Option(names = "--limit", paramLabel = "N", defaultValue = "20", description = "runs per page, 1-200 (default 20)") int limit,
+             @Option(names = "--cursor", paramLabel = "CURSOR", description = "where the previous page ended") String cursor) {
         Page<RunSummary> page = root.client("client").listRuns(new RunQuery(workflow, status, limit, cursor));
         if (root.json()) {
             var node = DuctorCli.JSON.createObjectNode();
@@ -96,7 +106,7 @@ final class RunCommands {
     int history(@Parameters(paramLabel = "RUN_ID") String runId,
                 @Option(names = "--after", paramLabel = "SEQ", defaultValue = "0", description = "only transitions after this seq") long after,
                 @Option(names = "--limit", paramLabel = "N", description = "print one page of at most N transitions (1-1000)") Integer limit,
-                @Option(names = {"-f", "--follow"}) boolean follow,
+                @Option(names = {"-f", "--follow"}, description = "print new transitions as they happen, until the run ends") boolean follow,
                 @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT1H",
                         description = "how long --follow follows (default PT1H)") Duration timeout) {
         DuctorClient client = root.client("client");

@@ -4,16 +4,21 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ductor.sdk.Versioned;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 
 @Command(name = "schedule", description = "List, show, apply, pause and resume cron schedules.")
-final class ScheduleCommands {
+final class ScheduleCommands implements Runnable {
+
+    @Spec
+    CommandSpec spec;
 
     /** What a GET shows that a PUT does not take. */
     private static final Set<String> READ_ONLY = Set.of("name", "version", "createdAt", "updatedAt", "updatedBy", "nextFireTimes",
@@ -21,6 +26,11 @@ final class ScheduleCommands {
 
     @ParentCommand
     DuctorCli root;
+
+    @Override
+    public void run() {
+        throw DuctorCli.missingSubcommand(spec);
+    }
 
     @Command(name = "list", description = "All schedules, by name, with their next fire time.")
     int list() {
@@ -50,7 +60,7 @@ final class ScheduleCommands {
     @Command(name = "apply", description = "Create or replace a schedule from a JSON file {name?, cron, timezone, workflow, input?,"
             + " overlap?, catchUp?, paused?}.")
     int apply(@Option(names = {"-f", "--file"}, required = true, paramLabel = "FILE") Path file,
-              @Option(names = "--name") String name,
+              @Option(names = "--name", paramLabel = "NAME", description = "the schedule's name (default: the file's name field)") String name,
               @Option(names = "--if-match", paramLabel = "VERSION") Long ifMatch) {
         JsonNode schedule = root.readJson(null, file, "the schedule");
         if (schedule == null || !schedule.isObject()) {

@@ -5,18 +5,28 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ductor.sdk.DuctorClient;
 import dev.ductor.sdk.Versioned;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.util.List;
 
 @Command(name = "workflow", description = "List, show and apply workflow definitions.")
-final class WorkflowCommands {
+final class WorkflowCommands implements Runnable {
+
+    @Spec
+    CommandSpec spec;
 
     @ParentCommand
     DuctorCli root;
+
+    @Override
+    public void run() {
+        throw DuctorCli.missingSubcommand(spec);
+    }
 
     @Command(name = "list", description = "All workflows of your tenant.")
     int list() {
@@ -50,7 +60,7 @@ final class WorkflowCommands {
     @Command(name = "apply", description = {"Create or update a workflow from a JSON file ({name?, nodes}; a get's output works too).",
             "An update names the version you last saw (from get or apply), or --if-match: a stale one exits 3 and changes nothing."})
     int apply(@Option(names = {"-f", "--file"}, required = true, paramLabel = "FILE") Path file,
-              @Option(names = "--name", description = "the workflow's name (default: the file's name field)") String name,
+              @Option(names = "--name", paramLabel = "NAME", description = "the workflow's name (default: the file's name field)") String name,
               @Option(names = "--if-match", paramLabel = "VERSION", description = "the version your edit is based on") Long ifMatch) {
         JsonNode definition = root.readJson(null, file, "the definition");
         if (definition == null || !definition.isObject()) {

@@ -372,6 +372,79 @@ class DuctorCliIT {
         assertEquals(0, cli("--help").code());
     }
 
+    /** A command run in {@code workingDir} with only the variables given (and the state file). */
+    private static Result cliIn(Path workingDir, Map<String, String> vars, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Map<String, String> all = new java.util.HashMap<>(vars);
+        all.put("DUCTOR_STATE_FILE", state.toString());
+        int code = DuctorCli.execute(new DuctorCli.Env(all, workingDir, workingDir, new PrintWriter(out, true),
+                new PrintWriter(err, true)), args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    /** A fresh directory with no dev token in it or above it, checked (the temporary directory's parents are not ours). */
+    private static Path dirWithoutDevTokens() throws Exception {
+        Path dir = Files.createTempDirectory("ductor-cli-no-tokens");
+        for (String role : List.of("admin", "operator", "client", "worker")) {
+            assertTrue(new DevTokenLookup().nearestFile(dir, role).isEmpty(), "a dev token above " + dir + " for " + role);
+        }
+        return dir;
+    }
+
+    @Test
+    void aDevTokenInAParentOfTheWorkingDirectoryIsUsed() throws Exception {
+        Path below = Files.createDirectories(server.dir().resolve("project").resolve("sub"));
+        Result listed = cliIn(below, Map.of("DUCTOR_SERVER", server.baseUri()), "workflow", "list", "-o", "json");
+        assertEquals(0, listed.code(), listed.err());
+        assertTrue(listed.json().isArray(), listed.out());
+        // The role per command still holds: a pool is set with the admin token found above.
+        Result pool = cliIn(below, Map.of("DUCTOR_SERVER", server.baseUri()), "pool", "set", unique("above"), "--capacity", "1");
+        assertEquals(0, pool.code(), pool.err());
+    }
+
+    @Test
+    void withNoDevTokenFileTheLocalServerHandsOneOut() throws Exception {
+        Path empty = dirWithoutDevTokens();
+        Map<String, String> vars = Map.of("DUCTOR_SERVER", server.baseUri());
+        Result listed = cliIn(empty, vars, "workflow", "list", "-o", "json");
+        assertEquals(0, listed.code(), listed.err());
+        Result pool = cliIn(empty, vars, "pool", "set", unique("served"), "--capacity", "2", "-o", "json");
+        assertEquals(0, pool.code(), "the admin token the server handed out: " + pool.err());
+        assertEquals(2, pool.json().path("capacity").asInt(), pool.out());
+
+        Result unknownRole = cliIn(empty, vars, "--role", "auditor", "workflow", "list");
+        assertEquals(2, unknownRole.code(), unknownRole.out() + unknownRole.err());
+        assertTrue(unknownRole.err().contains("no dev token for role auditor"), unknownRole.err());
+        assertTrue(unknownRole.err().contains("or its parents"), "says where it looked first: " + unknownRole.err());
+    }
+
+    @Test
+    void aServerThatCannotBeAskedIsSaidSoAndExitsTwo() throws Exception {
+        Result result = cliIn(dirWithoutDevTokens(), Map.of("DUCTOR_SERVER", "http://127.0.0.1:1"), "workflow", "list");
+        assertEquals(2, result.code(), result.out() + result.err());
+        assertTrue(result.err().contains("http://127.0.0.1:1/api/v1/dev-tokens could not be asked"), result.err());
+    }
+
+    @Test
+    void anExplicitTokenComesBeforeEveryDevToken() throws Exception {
+        // server.dir() holds the dev tokens, and the server hands them out: a bad explicit token must still be the one sent.
+        Map<String, String> vars = Map.of("DUCTOR_SERVER", server.baseUri());
+        Result flag = cliIn(server.dir(), vars, "--token", "not-a-jwt", "workflow", "list");
+        assertEquals(1, flag.code(), flag.out() + flag.err());
+        assertTrue(flag.err().contains("401"), flag.err());
+        Result env = cliIn(server.dir(), Map.of("DUCTOR_SERVER", server.baseUri(), "DUCTOR_TOKEN", "not-a-jwt"), "workflow", "list");
+        assertEquals(1, env.code(), env.out() + env.err());
+        assertTrue(env.err().contains("401"), env.err());
+        Path file = Files.writeString(Files.createTempFile("ductor-token", ".jwt"), "not-a-jwt");
+        Result fromFile = cliIn(server.dir(), vars, "--token-file", file.toString(), "workflow", "list");
+        assertEquals(1, fromFile.code(), fromFile.out() + fromFile.err());
+        // and a good explicit token works from a directory without dev tokens
+        Result good = cliIn(dirWithoutDevTokens(), Map.of("DUCTOR_SERVER", server.baseUri(),
+                "DUCTOR_TOKEN", Files.readString(server.tokenFile("client")).trim()), "workflow", "list");
+        assertEquals(0, good.code(), good.err());
+    }
+
     @Test
     void theLauncherScriptRunsTheJarAsACommandOfItsOwn() throws Exception {
         String workflow = apply(unique("scripted"), "[{\"id\": \"a\", \"type\": \"task\", \"handler\": \"echo\"}]");

@@ -7,6 +7,7 @@ import dev.ductor.database.DatabaseOutage;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.ConflictException;
 import dev.ductor.error.NotFoundException;
+import dev.ductor.error.StaleVersionException;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.queue.DeadLetters;
 import dev.ductor.run.RunOperations;
@@ -36,9 +37,10 @@ import java.util.UUID;
  * versions (eec_bulk_action_item), worked through in batches by every pod ({@link #runOnce()}: {@code FOR UPDATE SKIP
  * LOCKED} hands each pending item to one pod). Each run is acted on by its own versioned commit through
  * {@link RunOperations}: a reset carries the version the run had when matched as its If-Match, so a run that changed
- * meanwhile is skipped and counted, never overwritten; a cancel skips a run that is no longer RUNNING. A pod that dies
- * mid-batch leaves its items claimed for {@code ductor.bulk.claim}, then another pod takes them; a reset it had already
- * committed is then a version conflict, counted as skipped: no run is acted on twice.
+ * meanwhile is skipped and counted, never overwritten; a cancel skips a run that is no longer RUNNING. The action on a
+ * run and the item's outcome are one commit. A pod that dies mid-batch leaves its items claimed for
+ * {@code ductor.bulk.claim}, then another pod takes them: what the dead pod committed is settled and counted, what it
+ * had not is done by the other pod; no run is acted on twice, and {@code done} counts exactly the runs acted on.
  */
 @ApplicationScoped
 public class BulkActions {
@@ -253,9 +255,7 @@ public class BulkActions {
             batch = claim();
             Map<UUID, Job> jobs = new HashMap<>();
             for (Item item : batch) {
-                Job job = jobs.computeIfAbsent(item.bulkId(), this::job);
-                String[] outcome = act(job, item);
-                record(item, outcome[0], outcome[1]);
+                process(jobs.computeIfAbsent(item.bulkId(), this::job), item);
             }
             total += batch.size();
             finish();
@@ -290,58 +290,81 @@ public class BulkActions {
         });
     }
 
-    /** Acts on one run by its own commit: {DONE|SKIPPED|FAILED, detail}. */
-    private String[] act(Job job, Item item) {
+    /** The item was settled by another pod (it took the item once this pod's claim ran out): this pod's action is undone. */
+    private static final class SettledElsewhere extends RuntimeException {
+        SettledElsewhere() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * Acts on one run and records the item DONE in the same commit, so a pod killed in between leaves neither: the
+     * pod that takes the item once the claim runs out acts on the run itself and counts it, and a run is never acted
+     * on without being counted as done (nor counted as skipped because its own reset moved its version). A run that
+     * changed since it was matched is skipped and counted, never overwritten.
+     */
+    private void process(Job job, Item item) {
         try {
-            switch (job.action()) {
-                case "reset" -> {
-                    ObjectNode body = mapper.createObjectNode().put("failedOnly", true);
-                    if (job.toCurrent()) {
-                        body.put("toRevision", "current");
-                    }
-                    operations.reset(job.tenant(), item.runId(), OptionalLong.of(item.expectedVersion()),
-                            new RunReset(List.of(), true, job.toCurrent(), false), job.by() + " (bulk action " + job.id() + ")", body);
+            QuarkusTransaction.requiringNew().run(() -> {
+                String skipped = act(job, item);
+                if (!record(item, skipped == null ? "DONE" : "SKIPPED", skipped)) {
+                    throw new SettledElsewhere();
                 }
-                case "cancel" -> operations.cancel(job.tenant(), item.runId(), "bulk action " + job.id() + " by " + job.by());
-                case "retry-dead-letters" -> {
-                    int requeued = QuarkusTransaction.requiringNew().call(() -> deadLetters.requeue(job.tenant(), item.runId(), clock.instant()));
-                    if (requeued == 0) {
-                        return new String[] {"SKIPPED", "no dead letters"};
-                    }
-                }
-                default -> {
-                    return new String[] {"FAILED", "unknown action " + job.action()};
-                }
-            }
-            return new String[] {"DONE", null};
-        } catch (ConflictException | VersionConflictException | NotFoundException e) {
-            // The run changed since it was matched (another version, finished, or gone): skipped, never overwritten.
-            return new String[] {"SKIPPED", e.getMessage()};
+            });
+        } catch (SettledElsewhere e) {
+            // counted once already, by the pod that settled it
+        } catch (ConflictException | VersionConflictException | StaleVersionException | NotFoundException e) {
+            // The run changed since it was matched (another version, finished, gone, or a commit that raced this one):
+            // skipped, never overwritten.
+            QuarkusTransaction.requiringNew().run(() -> record(item, "SKIPPED", e.getMessage()));
         } catch (RuntimeException e) {
             if (DatabaseOutage.summary(e) != null) {
                 throw e; // left claimed; taken again once the claim runs out
             }
             LOG.warnf(e, "bulk action %s failed on run %s", job.id(), item.runId());
-            return new String[] {"FAILED", String.valueOf(e.getMessage())};
+            QuarkusTransaction.requiringNew().run(() -> record(item, "FAILED", String.valueOf(e.getMessage())));
         }
     }
 
-    private void record(Item item, String state, String detail) {
-        QuarkusTransaction.requiringNew().run(() -> {
-            int updated = em.createNativeQuery("UPDATE eec_bulk_action_item SET state = :state, detail = :detail"
-                            + " WHERE bulk_id = :id AND run_id = :run AND state = 'PENDING'")
-                    .setParameter("state", state).setParameter("detail", detail == null ? null : detail.substring(0, Math.min(detail.length(), 500)))
-                    .setParameter("id", item.bulkId()).setParameter("run", item.runId()).executeUpdate();
-            if (updated == 1) {
-                String column = switch (state) {
-                    case "DONE" -> "done";
-                    case "SKIPPED" -> "skipped";
-                    default -> "failed";
-                };
-                em.createNativeQuery("UPDATE eec_bulk_action SET " + column + " = " + column + " + 1, updated_at = :now WHERE bulk_id = :id")
-                        .setParameter("now", clock.instant()).setParameter("id", item.bulkId()).executeUpdate();
+    /** Acts on one run in the caller's transaction: null when done, else why it was skipped; throws when the run changed. */
+    private String act(Job job, Item item) {
+        switch (job.action()) {
+            case "reset" -> {
+                ObjectNode body = mapper.createObjectNode().put("failedOnly", true);
+                if (job.toCurrent()) {
+                    body.put("toRevision", "current");
+                }
+                operations.reset(job.tenant(), item.runId(), OptionalLong.of(item.expectedVersion()),
+                        new RunReset(List.of(), true, job.toCurrent(), false), job.by() + " (bulk action " + job.id() + ")", body);
+                return null;
             }
-        });
+            case "cancel" -> {
+                operations.cancel(job.tenant(), item.runId(), "bulk action " + job.id() + " by " + job.by());
+                return null;
+            }
+            case "retry-dead-letters" -> {
+                return deadLetters.requeue(job.tenant(), item.runId(), clock.instant()) == 0 ? "no dead letters" : null;
+            }
+            default -> throw new IllegalStateException("unknown action " + job.action());
+        }
+    }
+
+    /** Settles a pending item and counts it, in the caller's transaction; false when it was no longer pending. */
+    private boolean record(Item item, String state, String detail) {
+        int updated = em.createNativeQuery("UPDATE eec_bulk_action_item SET state = :state, detail = :detail"
+                        + " WHERE bulk_id = :id AND run_id = :run AND state = 'PENDING'")
+                .setParameter("state", state).setParameter("detail", detail == null ? null : detail.substring(0, Math.min(detail.length(), 500)))
+                .setParameter("id", item.bulkId()).setParameter("run", item.runId()).executeUpdate();
+        if (updated == 1) {
+            String column = switch (state) {
+                case "DONE" -> "done";
+                case "SKIPPED" -> "skipped";
+                default -> "failed";
+            };
+            em.createNativeQuery("UPDATE eec_bulk_action SET " + column + " = " + column + " + 1, updated_at = :now WHERE bulk_id = :id")
+                    .setParameter("now", clock.instant()).setParameter("id", item.bulkId()).executeUpdate();
+        }
+        return updated == 1;
     }
 
     private void finish() {
