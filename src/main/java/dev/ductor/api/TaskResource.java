@@ -96,6 +96,31 @@ public class TaskResource {
         return recorded(taskId, fail.next(), next);
     }
 
+    /**
+     * Several results at once (a worker's reporter sends what finished meanwhile): one request and one group commit
+     * for all, each result fenced and applied on its own; the answer says per result {@code recorded}, or the problem
+     * type its own report would have had ({@code lease-lost}, {@code not-found}), and carries up to {@code next.max}
+     * tasks leased to the worker with it. A malformed result refuses the whole batch (400), before anything is applied.
+     */
+    @POST
+    @Path("/report")
+    public ExternalTasks.BatchAnswer report(JsonNode body) {
+        ReportBody report = bodies.read(body, ReportBody.class);
+        List<ExternalTasks.BatchedResult> batch = new java.util.ArrayList<>(report.results().size());
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < report.results().size(); i++) {
+            ReportedResult result = report.results().get(i);
+            if (!seen.add(result.taskId())) {
+                throw new BadRequestException("results[" + i + "].taskId", "task " + result.taskId() + " is reported twice in one batch");
+            }
+            batch.add(new ExternalTasks.BatchedResult(result.taskId(), parseTaskId(result.taskId()), result.leaseToken(),
+                    result.error() == null, result.output(), result.error(), result.retryable() == null || result.retryable()));
+        }
+        NextBatchBody next = report.next();
+        return tasks.reportBatch(caller.tenant(), batch, next == null ? List.of() : next.handlers(),
+                next == null ? 0 : next.max() == null ? batch.size() : next.max().intValue());
+    }
+
     @POST
     @Path("/{taskId}/release")
     public Map<String, Object> release(@PathParam("taskId") String taskId, JsonNode body) {
@@ -135,6 +160,28 @@ public class TaskResource {
     @RegisterForReflection
     public record FailBody(@NotNull UUID leaseToken, @NotNull @Text(max = 4000) String error, Boolean retryable,
                            @Valid NextBody next) {
+    }
+
+    /** Results of several tasks, at most 100; {@code next} as for a completion, with how many tasks at most. */
+    @RegisterForReflection
+    public record ReportBody(@NotNull @Size(min = 1, max = MAX_CLAIM, message = "must be a non-empty array of results (at most {max})")
+                             List<@NotNull @Valid ReportedResult> results, @Valid NextBatchBody next) {
+    }
+
+    /**
+     * One task's result: {@code error} set fails the attempt ({@code retryable} left out is true), else it completed
+     * with {@code output}. The lease token is the claim's, as in a single report.
+     */
+    @RegisterForReflection
+    public record ReportedResult(@NotNull @Text(max = 40) String taskId, @NotNull UUID leaseToken, @MaxJsonSize JsonNode output,
+                                 @Text(max = 4000) String error, Boolean retryable) {
+    }
+
+    /** The handlers the worker has free slots for, and how many tasks it takes at most (default: one per result). */
+    @RegisterForReflection
+    public record NextBatchBody(@NotNull @Size(min = 1, max = 100, message = "must be a non-empty array of handler names (at most {max})")
+                                List<@NotNull @Text(max = 200) String> handlers,
+                                @Range(min = 1, max = MAX_CLAIM, message = "must be a whole number from {min} to {max}") Long max) {
     }
 
     /** The handlers a reporting worker has a free slot for (only {@code ext:<name>}, as in a claim). */

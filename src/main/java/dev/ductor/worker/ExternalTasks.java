@@ -5,6 +5,7 @@ import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.config.CallerPermits;
 import dev.ductor.error.BadRequestException;
+import dev.ductor.error.ConflictException;
 import dev.ductor.error.NotFoundException;
 import dev.ductor.error.PodStoppingException;
 import dev.ductor.queue.QueueItem;
@@ -262,24 +263,99 @@ public class ExternalTasks {
         Set<String> wanted = stopping || next == null ? Set.of() : Set.copyOf(next);
         CompletableFuture<ExternalResults.Applied> answer = held == null ? null
                 : grouped.submit(report.apply(held.task()), held.owner(), wanted);
-        if (answer != null) {
-            ExternalResults.Applied applied;
-            try {
-                applied = answer.get(ExternalResults.waitMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw stopped();
-            } catch (ExecutionException e) {
-                throw e.getCause() instanceof RuntimeException failed ? failed : new IllegalStateException(e.getCause());
-            } catch (TimeoutException slow) {
-                applied = null; // the plain path is safe: whichever takes the task row first decides
-            }
-            if (applied != null && !applied.fenced()) {
-                return claimed(applied.next());
-            }
+        ExternalResults.Applied applied = await(answer,
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ExternalResults.waitMillis()));
+        if (applied != null && !applied.fenced()) {
+            return claimed(applied.next());
         }
         plainPath.run(); // 200 for an identical repeat, 409 for a lost lease, 404 for another tenant's task
         return List.of();
+    }
+
+    /** One result of a batched report: {@code output} when it succeeded, else {@code error} and {@code retryable}. */
+    public record BatchedResult(String taskId, long id, UUID lease, boolean succeeded, JsonNode output, String error,
+                                boolean retryable) {
+    }
+
+    /** What became of one result of a batch: {@code recorded}, or the problem type its own report would have had. */
+    public record BatchedOutcome(String taskId, String status, String detail) {
+    }
+
+    /** A batch's outcomes, in its order, and the tasks leased to its worker with it. */
+    public record BatchAnswer(List<BatchedOutcome> results, List<ClaimedTask> next) {
+    }
+
+    /**
+     * Several results in one request: all go into the same group commit (where one report each would take a request,
+     * a token check, a look-up and a share of a commit apiece), and up to {@code nextMax} of the steps that commit
+     * dispatches for {@code next}'s handlers are leased to the worker with the answer. Each result is fenced and
+     * applied on its own, as its own report would be: a lost lease or another tenant's task is an outcome of that
+     * result, not of the batch.
+     */
+    public BatchAnswer reportBatch(String tenant, List<BatchedResult> batch, List<String> next, int nextMax) {
+        checkExternal(next == null ? List.of() : next, "next.handlers");
+        Set<String> wanted = stopping || next == null ? Set.of() : Set.copyOf(next);
+        List<CompletableFuture<ExternalResults.Applied>> answers = new java.util.ArrayList<>(batch.size());
+        int offered = 0;
+        for (BatchedResult result : batch) {
+            TaskLeases.Held held = results.held(tenant, result.id(), result.lease()).orElse(null);
+            Set<String> slot = offered < nextMax ? wanted : Set.of();
+            CompletableFuture<ExternalResults.Applied> answer = held == null ? null
+                    : grouped.submit(stepReport(result, held.task()), held.owner(), slot);
+            if (answer != null && !slot.isEmpty()) {
+                offered++;
+            }
+            answers.add(answer);
+        }
+        List<BatchedOutcome> outcomes = new java.util.ArrayList<>(batch.size());
+        List<QueueItem> leased = new java.util.ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ExternalResults.waitMillis());
+        for (int i = 0; i < batch.size(); i++) {
+            BatchedResult result = batch.get(i);
+            ExternalResults.Applied applied = await(answers.get(i), deadline);
+            if (applied != null && !applied.fenced()) {
+                leased.addAll(applied.next());
+                outcomes.add(new BatchedOutcome(result.taskId(), "recorded", null));
+                continue;
+            }
+            try { // 200 for an identical repeat, 409 for a lost lease, 404 for another tenant's task
+                long id = own(tenant, result.taskId(), result.id());
+                if (result.succeeded()) {
+                    results.complete(tenant, id, result.lease(), result.output());
+                } else {
+                    results.fail(tenant, id, result.lease(), result.error(), result.retryable());
+                }
+                outcomes.add(new BatchedOutcome(result.taskId(), "recorded", null));
+            } catch (ConflictException | NotFoundException refused) {
+                outcomes.add(new BatchedOutcome(result.taskId(), refused.type(), refused.getMessage()));
+            }
+        }
+        return new BatchAnswer(outcomes, claimed(leased));
+    }
+
+    private static StepReport stepReport(BatchedResult result, TaskLeases.Taken task) {
+        return result.succeeded()
+                ? StepReport.completed(result.id(), result.lease(), task.runId(), task.node(), task.attempt(), task.tenant(),
+                        task.tier(), result.output())
+                : StepReport.failed(result.id(), result.lease(), task.runId(), task.node(), task.attempt(), task.tenant(),
+                        task.tier(), result.error(), result.retryable());
+    }
+
+    /** The group commit's answer, or null (take the plain path) when it is not there by the deadline. */
+    private ExternalResults.Applied await(CompletableFuture<ExternalResults.Applied> answer, long deadline) {
+        if (answer == null) {
+            return null;
+        }
+        try {
+            return answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw stopped();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException failed ? failed : new IllegalStateException(e.getCause());
+        } catch (TimeoutException slow) {
+            return null; // the plain path is safe: whichever takes the task row first decides
+        }
     }
 
     private static void checkExternal(List<String> handlers, String field) {

@@ -148,6 +148,17 @@ final class ContractRoutes {
     private static final Body COMPLETE_BODY = new Body(BodyUse.REQUIRED, List.of(""), List.of(LEASE,
             field("output", Type.PAYLOAD, false, true)));
 
+    private static final Body REPORT_BODY = new Body(BodyUse.REQUIRED, List.of("", "results[0]", "next"), List.of(
+            field("results", Type.ARRAY, true, false, "[]", "[1]", "[null]", "[{}]"),
+            field("results[0].taskId", Type.STRING, true, false, "\"\"", "\"x1\"", longString(41)),
+            field("results[0].leaseToken", Type.UUID, true, false, "\"\"", "\"not-a-lease\""),
+            field("results[0].output", Type.PAYLOAD, false, true),
+            field("results[0].error", Type.STRING, false, true, "\"\"", longString(4001)),
+            field("results[0].retryable", Type.BOOL, false, true),
+            field("next", Type.OBJECT, false, true, "{\"handlers\":[]}", "{\"handlers\":[\"noop\"]}", "{\"max\":1}"),
+            field("next.handlers", Type.STRING_ARRAY, true, false, "[]", "[\"\"]", "[\"echo\"]"),
+            field("next.max", Type.INT, false, true, "0", "-1", "101")));
+
     private static final Body FAIL_BODY = new Body(BodyUse.REQUIRED, List.of(""), List.of(LEASE,
             field("error", Type.STRING, true, false, "\"\"", "\"  \"", longString(4001)),
             field("retryable", Type.BOOL, false, true)));
@@ -208,6 +219,9 @@ final class ContractRoutes {
                     w -> "{\"leaseToken\":\"" + w.leaseToken + "\"}"),
             new Rule("POST", "/api/v1/tasks/{}/complete", Set.of(WORKER), Versioned.NONE, COMPLETE_BODY,
                     w -> "{\"leaseToken\":\"" + w.leaseToken + "\",\"output\":{\"ok\":true}}"),
+            new Rule("POST", "/api/v1/tasks/report", Set.of(WORKER), Versioned.NONE, REPORT_BODY,
+                    w -> "{\"results\":[{\"taskId\":\"" + w.taskId + "\",\"leaseToken\":\"" + w.leaseToken
+                            + "\",\"output\":{\"ok\":true}}],\"next\":{\"handlers\":[\"" + w.handler + "\"],\"max\":1}}"),
             new Rule("POST", "/api/v1/tasks/{}/fail", Set.of(WORKER), Versioned.NONE, FAIL_BODY,
                     w -> "{\"leaseToken\":\"" + w.leaseToken + "\",\"error\":\"boom\",\"retryable\":true}"),
             new Rule("PUT", "/api/v1/pools/{}", Set.of(ADMIN), Versioned.POOL, POOL_BODY, w -> poolBody(7, false)),

@@ -101,7 +101,8 @@ class NativeImageReadinessTest {
                 dev.ductor.api.PoolResource.PoolBody.class, dev.ductor.api.EventResource.EventBody.class,
                 dev.ductor.api.TaskResource.ClaimBody.class, dev.ductor.api.TaskResource.HeartbeatBody.class,
                 dev.ductor.api.TaskResource.CompleteBody.class, dev.ductor.api.TaskResource.FailBody.class,
-                dev.ductor.api.RunResource.ResetBody.class, dev.ductor.api.TaskResource.ReleaseBody.class);
+                dev.ductor.api.RunResource.ResetBody.class, dev.ductor.api.TaskResource.ReleaseBody.class,
+                dev.ductor.api.TaskResource.ReportBody.class);
         declare("dev.ductor.error.VersionConflictException#onLostRace -> VersionConflictException.<init>#3",
                 "current: the resource its callers read afresh after a lost race (WorkflowResource, RuleResource, RunResource)",
                 dev.ductor.workflow.StoredWorkflow.class, dev.ductor.aggregate.rule.RuleView.class, dev.ductor.run.RunView.class);

@@ -100,6 +100,63 @@ public final class TaskApi {
     }
 
     /**
+     * One task's result for {@link #report}: {@code error} null means it completed with {@code output} (may be null),
+     * else it failed ({@code retryable} lets the node's retry policy try again).
+     */
+    public record Result(String taskId, String leaseToken, JsonNode output, String error, boolean retryable) {
+
+        public static Result completed(String taskId, String leaseToken, JsonNode output) {
+            return new Result(taskId, leaseToken, output, null, false);
+        }
+
+        public static Result failed(String taskId, String leaseToken, String error, boolean retryable) {
+            return new Result(taskId, leaseToken, null, error == null || error.isBlank() ? "failed" : error, retryable);
+        }
+    }
+
+    /** What became of one result of a {@link #report}: {@code recorded}, or {@code lease-lost} / {@code not-found}. */
+    public record Outcome(String taskId, String status, String detail) {
+
+        public boolean recorded() {
+            return "recorded".equals(status);
+        }
+    }
+
+    /** A {@link #report}'s answer: each result's outcome in order, and the tasks leased to this worker with it. */
+    public record Reported(List<Outcome> outcomes, List<ClaimedTask> next) {
+    }
+
+    /**
+     * Reports several results in one request ({@code POST /tasks/report}, at most 100): the server applies them in one
+     * group commit, each fenced on its own, so a lost lease is that result's {@link Outcome}, not an exception. When
+     * {@code next} names handlers this worker has free slots for, up to {@code nextMax} tasks are leased to it with the
+     * answer (eager dispatch). Sending a result again is harmless (applied once).
+     */
+    public Reported report(List<Result> results, List<String> next, int nextMax) {
+        ObjectNode body = client.mapper().createObjectNode();
+        var array = body.putArray("results");
+        for (Result r : results) {
+            ObjectNode item = array.addObject().put("taskId", r.taskId()).put("leaseToken", r.leaseToken());
+            if (r.error() != null) {
+                item.put("error", r.error()).put("retryable", r.retryable());
+            } else if (r.output() != null) {
+                item.set("output", r.output());
+            }
+        }
+        if (next != null && !next.isEmpty() && nextMax > 0) {
+            ObjectNode wanted = body.putObject("next");
+            next.forEach(wanted.putArray("handlers")::add);
+            wanted.put("max", Math.min(100, nextMax));
+        }
+        JsonNode answer = client.exchange("POST", "/tasks/report", body, Map.of(), timeout).body();
+        List<Outcome> outcomes = new ArrayList<>();
+        for (JsonNode o : answer.path("results")) {
+            outcomes.add(new Outcome(o.path("taskId").asText(), o.path("status").asText(), o.path("detail").asText(null)));
+        }
+        return new Reported(outcomes, next(answer));
+    }
+
+    /**
      * Hands the task back unfinished (a draining worker): queued again at once for any worker, on the same attempt, so
      * none is spent; the token holds nothing afterwards. A {@link ConflictException} when the lease was lost already.
      */

@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -48,12 +49,13 @@ import java.util.function.Predicate;
  *       {@code POST /tasks/claim} for as many tasks as there are free slots nobody waits for. An empty poll polls
  *       again at once; an error (no answer, 5xx, 503 with Retry-After) backs off exponentially with jitter, so "no
  *       work" and "server down" are told apart.</li>
- *   <li>A handler's slot is freed the moment it returns: its result is reported by a reporter thread while the slot
- *       runs the next task, as the server's in-process workers hand their results to a group commit. So the steps in
- *       flight are not bounded by the round trip of a report, and the server's group commit gets reports to share.
- *       The report answer may carry the run's next step, leased to this worker (eager dispatch); it waits in line
- *       for the next free slot. Unreported results are bounded ({@code 2 x concurrency}): past it, no claim. So a
- *       worker holds about {@code 4 x concurrency} leases at most: running, waiting for a slot, and being reported.</li>
+ *   <li>A handler's slot is freed the moment it returns: its result is handed to a reporter while the slot runs the
+ *       next task, as the server's in-process workers hand their results to a group commit. Two reporters each send
+ *       what finished meanwhile as one {@code POST /tasks/report} (up to 100 results, one request and one group
+ *       commit on the server), so neither the steps in flight nor the server's work per step is bounded by a
+ *       report's round trip. The answer may carry runs' next steps, leased to this worker (eager dispatch); they wait
+ *       in line for the next free slot. Unreported results are bounded ({@code 2 x concurrency}): past it, no claim.
+ *       So a worker holds about {@code 4 x concurrency} leases at most: running, waiting for a slot, being reported.</li>
  *   <li>Every running task is heartbeated at a third of its remaining lease. A heartbeat answered 409 means the lease
  *       is lost (reaped, or superseded by an operator's retry/skip): the handler's context is cancelled, its thread
  *       interrupted, and its result discarded.</li>
@@ -85,6 +87,9 @@ public final class DuctorWorker implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DuctorWorker.class);
     private static final int MAX_ERROR_LENGTH = 4000;
+    private static final int REPORTERS = 2;
+    /** The most results one batched report carries (the server's bound). */
+    private static final int MAX_BATCH = 100;
 
     private enum State { NEW, RUNNING, DRAINING, STOPPED }
 
@@ -119,6 +124,8 @@ public final class DuctorWorker implements AutoCloseable {
     /** Every leased task until it is reported, handed back or dropped: waiting, running or being reported. */
     private final Set<Execution> inFlight = ConcurrentHashMap.newKeySet();
     private final ExecutorService handlerThreads;
+    /** Finished tasks whose results wait for a reporter. */
+    private final LinkedBlockingQueue<Finished> toReport = new LinkedBlockingQueue<>();
     private final ExecutorService reporters;
     /** Woken when a slot frees or a report is answered: the claimer may have room again. */
     private final Object room = new Object();
@@ -156,10 +163,9 @@ public final class DuctorWorker implements AutoCloseable {
         AtomicInteger n = new AtomicInteger();
         this.handlerThreads = Executors.newFixedThreadPool(concurrency, r -> daemon(r, "ductor-task-" + workerId + "-" + n.incrementAndGet()));
         AtomicInteger m = new AtomicInteger();
-        // As many as results may be unreported (twice the slots): reports wait on the server's group commit (a disk
-        // flush), so more of them are in the air than handlers run.
-        this.reporters = Executors.newFixedThreadPool(2 * concurrency,
-                t -> daemon(t, "ductor-report-" + workerId + "-" + m.incrementAndGet()));
+        // Two reporters, each sending whatever finished meanwhile as one batch: while one batch waits on the server's
+        // group commit (a disk flush), the next fills.
+        this.reporters = Executors.newFixedThreadPool(REPORTERS, t -> daemon(t, "ductor-report-" + workerId + "-" + m.incrementAndGet()));
         // A heartbeat is a blocking request, and a worker holds up to about four leases a slot (running, waiting,
         // being reported): one thread per two slots keeps them on time when the server answers slowly.
         this.heartbeats = Executors.newScheduledThreadPool(Math.max(2, Math.min(32, concurrency / 2)),
@@ -198,6 +204,9 @@ public final class DuctorWorker implements AutoCloseable {
             claimed.incrementAndGet();
             metrics.claimed(task.handler());
             offer(task);
+        }
+        for (int i = 0; i < REPORTERS; i++) {
+            reporters.execute(this::reportLoop);
         }
         claimer = new Thread(this::claimLoop, "ductor-claimer-" + workerId);
         claimer.start();
@@ -469,28 +478,35 @@ public final class DuctorWorker implements AutoCloseable {
             return;
         }
         unreported.incrementAndGet();
-        try {
-            reporters.execute(() -> {
-                try {
-                    List<ClaimedTask> next = report(execution, outcome);
-                    for (ClaimedTask task : next) {
-                        claimed.incrementAndGet();
-                        metrics.claimed(task.handler());
-                        if (state != State.RUNNING) {
-                            handBack(task);
-                        } else {
-                            offer(task);
-                        }
-                    }
-                } finally {
-                    finish(execution);
-                    unreported.decrementAndGet();
-                    roomChanged();
+        toReport.add(new Finished(execution, outcome));
+    }
+
+    /** A handler's outcome waiting to be reported. */
+    private record Finished(Execution execution, Outcome outcome) {
+    }
+
+    /** A reporter: sends what finished meanwhile, up to {@link #MAX_BATCH} results a request, until the worker stops. */
+    private void reportLoop() {
+        List<Finished> batch = new ArrayList<>(MAX_BATCH);
+        while (state != State.STOPPED) {
+            try {
+                Finished first = toReport.poll(200, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
                 }
-            });
-        } catch (RuntimeException stopped) {
-            unreported.decrementAndGet();
-            finish(execution); // the worker stopped: the lease lapses and the server retries the step
+                batch.add(first);
+                toReport.drainTo(batch, MAX_BATCH - 1);
+                report(batch);
+            } catch (InterruptedException e) {
+                return;
+            } finally {
+                for (Finished finished : batch) {
+                    finish(finished.execution());
+                }
+                unreported.addAndGet(-batch.size());
+                batch.clear();
+                roomChanged();
+            }
         }
     }
 
@@ -500,6 +516,11 @@ public final class DuctorWorker implements AutoCloseable {
      */
     private List<String> nextWanted() {
         return state == State.RUNNING && pool == null && waiting.get() < concurrency ? handlerNames : List.of();
+    }
+
+    /** How many tasks a batched report may bring: room in the line, so that none waits out its lease there. */
+    private int nextRoom() {
+        return Math.max(0, concurrency - waiting.get());
     }
 
     /** A handler's result or failure, to report; {@code failure} null means {@code output} succeeded. */
@@ -564,67 +585,90 @@ public final class DuctorWorker implements AutoCloseable {
         }
     }
 
-    /** Reports an outcome; returns the tasks the server leased to this worker with its answer. */
-    private List<ClaimedTask> report(Execution execution, Outcome outcome) {
-        ClaimedTask task = execution.task;
-        String handler = task.handler();
-        if (outcome.failure() == null) {
-            return report(execution, () -> tasks.complete(task.taskId(), task.leaseToken(), outcome.output(), nextWanted()), () -> {
-                completed.incrementAndGet();
-                metrics.completed(handler);
-            });
-        }
-        String error = describe(outcome.failure());
-        return report(execution, () -> tasks.fail(task.taskId(), task.leaseToken(), error, outcome.retry(), nextWanted()), () -> {
-            failed.incrementAndGet();
-            metrics.failed(handler, outcome.retry());
-        });
-    }
-
     /**
-     * Sends a report, again on transient errors within the report timeout; a 409 means the lease was lost meanwhile.
-     * Returns the tasks the server leased to this worker with it.
+     * Reports a batch in one request, again on transient errors within the report timeout; each result's outcome is
+     * its own (a lost lease cancels that attempt alone), and the tasks leased with the answer go into the line.
      */
-    private List<ClaimedTask> report(Execution execution, java.util.function.Supplier<List<ClaimedTask>> send, Runnable recorded) {
-        long deadline = System.nanoTime() + reportTimeout.toNanos();
-        for (int attempt = 1; ; attempt++) {
+    private void report(List<Finished> batch) {
+        List<Finished> live = new ArrayList<>(batch.size());
+        List<TaskApi.Result> results = new ArrayList<>(batch.size());
+        for (Finished finished : batch) {
+            Execution execution = finished.execution();
             if (execution.cancelled) {
                 LOG.info("result of task {} discarded: {}", execution.task.taskId(), execution.cancelReason);
-                return List.of();
+                continue;
             }
+            ClaimedTask task = execution.task;
+            Outcome outcome = finished.outcome();
+            live.add(finished);
+            results.add(outcome.failure() == null ? TaskApi.Result.completed(task.taskId(), task.leaseToken(), outcome.output())
+                    : TaskApi.Result.failed(task.taskId(), task.leaseToken(), describe(outcome.failure()), outcome.retry()));
+        }
+        if (live.isEmpty()) {
+            return;
+        }
+        long deadline = System.nanoTime() + reportTimeout.toNanos();
+        for (int attempt = 1; ; attempt++) {
+            TaskApi.Reported answer;
             try {
-                List<ClaimedTask> next = send.get();
-                recorded.run();
-                return next;
-            } catch (ConflictException lost) {
-                leaseLost(execution, lost);
-                return List.of();
-            } catch (NotFoundException gone) {
-                leaseLost(execution, gone); // reaped and its result consumed meanwhile
-                return List.of();
+                List<String> next = nextWanted();
+                answer = tasks.report(results, next, next.isEmpty() ? 0 : nextRoom());
             } catch (DuctorException e) {
                 if (!e.isTransient() || System.nanoTime() > deadline || state == State.STOPPED) {
-                    LOG.error("could not report task {} ({}): the lease will run out and the server retries it",
-                            execution.task.taskId(), e.getMessage());
-                    return List.of();
+                    LOG.error("could not report {} task(s) ({}): their leases will run out and the server retries them",
+                            live.size(), e.getMessage());
+                    return;
                 }
                 Duration delay = backoff(attempt, e);
-                LOG.warn("reporting task {} failed ({}), trying again in {} ms", execution.task.taskId(), e.getMessage(), delay.toMillis());
+                LOG.warn("reporting {} task(s) failed ({}), trying again in {} ms", live.size(), e.getMessage(), delay.toMillis());
                 try {
                     Thread.sleep(delay.toMillis());
                 } catch (InterruptedException interrupted) {
-                    return List.of();
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                continue;
+            }
+            for (int i = 0; i < live.size(); i++) {
+                Execution execution = live.get(i).execution();
+                Outcome outcome = live.get(i).outcome();
+                TaskApi.Outcome result = i < answer.outcomes().size() ? answer.outcomes().get(i) : null;
+                if (result != null && result.recorded()) {
+                    String handler = execution.task.handler();
+                    if (outcome.failure() == null) {
+                        completed.incrementAndGet();
+                        metrics.completed(handler);
+                    } else {
+                        failed.incrementAndGet();
+                        metrics.failed(handler, outcome.retry());
+                    }
+                } else {
+                    leaseLost(execution, result == null ? "no outcome in the server's answer" : result.status() + ": " + result.detail());
                 }
             }
+            for (ClaimedTask task : answer.next()) {
+                claimed.incrementAndGet();
+                metrics.claimed(task.handler());
+                if (state != State.RUNNING) {
+                    handBack(task);
+                } else {
+                    offer(task);
+                }
+            }
+            return;
         }
     }
 
     private void leaseLost(Execution execution, DuctorException e) {
+        leaseLost(execution, e.getMessage());
+    }
+
+    private void leaseLost(Execution execution, String why) {
         if (!execution.cancelled) {
             leaseLost.incrementAndGet();
             metrics.leaseLost(execution.task.handler());
         }
-        execution.cancel("lease lost: " + e.getMessage(), true);
+        execution.cancel("lease lost: " + why, true);
         LOG.warn("task {} (run {}, node {}, attempt {}): lease lost, the handler is cancelled and its result will not be sent",
                 execution.task.taskId(), execution.task.runId(), execution.task.node(), execution.task.attempt());
     }
