@@ -23,4 +23,12 @@ public final class RunIds {
         long timeAndVersion = (createdAt.toEpochMilli() << 16) | 0x7000L | (random.getMostSignificantBits() & 0x0FFFL);
         return new UUID(timeAndVersion, random.getLeastSignificantBits()); // variant bits: randomUUID's, RFC 9562's
     }
+
+    /**
+     * The smallest version 7 id of the millisecond {@code at}: every run created before {@code at} has a smaller id, so
+     * {@code run_id < firstAt(t)} selects them by primary key alone (retention's scan).
+     */
+    public static UUID firstAt(Instant at) {
+        return new UUID((at.toEpochMilli() << 16) | 0x7000L, 0L);
+    }
 }
