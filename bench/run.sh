@@ -11,6 +11,7 @@
 #   bench/run.sh chaos     3 pods under load, a pod SIGKILLed every 15 s, PostgreSQL crash-restarted once: 0 lost?
 #   bench/run.sh failover  pg_auto_failover primary and synchronous standby, 3 switches under load: 0 lost, 0 failed?
 #   bench/run.sh hostile   issue 28's hostile client against the packaged jar while another tenant works: pod alive?
+#   bench/run.sh soak      steady chain3 load with retention PT1M: do the tables' sizes stay flat?
 #
 # Each scenario builds what it needs, sends Maven's output to a log under target/bench/, and prints only its
 # figures as key=value lines. Database: the embedded, throw-away PostgreSQL the test profile starts, or an
@@ -84,6 +85,12 @@ scenarios:
           then the pod's PID and readiness, every answer's kind, and A's runs/s during vs before
           (bench/hostile.sh, bench/hostile/Hostile.java; bash bench/hostile.sh --help); last line:
           hostile_requests=<n> non_problem_answers=<m> pod_alive=<0|1> a_runs_per_s_before=<b> a_runs_per_s_during=<d> during_vs_before=<d/b>
+  soak    the packaged jar in prod mode on a throw-away PostgreSQL 15, runs of chain3 started at a steady SOAK_RATE
+          (100/s) for SOAK_MINUTES (30) with retention PT1M and a pass every 10 s; every minute the eec_* tables'
+          heap, index and total sizes and rows, printed as a table (bench/soak.sh, bench/soak/Soak.java;
+          bash bench/soak.sh --help); last line:
+          minutes=<m> runs_started=<n> deleted_runs=<d> run_table_kb_first=<a> run_table_kb_last=<b> total_kb_first=<c>
+          total_kb_last=<e> growth_last_half_pct=<g>
 
 environment:
   QUARKUS_DATASOURCE_JDBC_URL, QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD
@@ -270,6 +277,10 @@ case "${1:-}" in
     hostile)
         # exec, as chain3: its own EXIT trap stops the pod and PostgreSQL it started
         exec bash bench/hostile.sh "${@:2}"
+        ;;
+    soak)
+        # exec, as chain3: its own EXIT trap stops the pod, the driver and PostgreSQL it started
+        exec bash bench/soak.sh "${@:2}"
         ;;
     chain3-sdk)
         # exec, as chain3: its own EXIT trap stops the pod, the worker and PostgreSQL it started

@@ -153,7 +153,8 @@ class ArchitectureTest {
      * set (a set field is written by the next flush), and no run entity is persisted, merged, removed or bulk-updated.
      * In RunRows, every UPDATE of the row checks and bumps {@code db_record_version}, with no OR to escape the check
      * (of one run by bound parameters, or of many by bound arrays, row by row),
-     * and the INSERT starts a row at version 0.
+     * the INSERT starts a row at version 0, and the one DELETE (retention's) checks each row's version and, in itself,
+     * that the run is finished.
      */
     /** One run: its key and the version its tick read, both bound. */
     private static final Pattern ONE_RUN_VERSIONED =
@@ -167,6 +168,18 @@ class ArchitectureTest {
             + "\\s*cast\\(\\s*\\?\\s+as\\s+\\w+\\[\\]\\s*\\)(?:\\s*,\\s*cast\\(\\s*\\?\\s+as\\s+\\w+\\[\\]\\s*\\))*\\s*\\)"
             + "\\s+as\\s+w\\(\\s*id\\s*,\\s*expected_version\\s*,[^)]*\\)"
             + "\\s+where\\s+run_id\\s*=\\s*w\\.id\\s+and\\s+db_record_version\\s*=\\s*w\\.expected_version"
+            + "\\s+returning\\s+run_id\\s*$");
+
+    /**
+     * Retention's end of runs, the one DELETE of the row: per row of bound arrays, each run's key and the version it was
+     * judged on, and in the statement itself only finished statuses, so a run reset to RUNNING meanwhile is never taken;
+     * the ids it deleted are returned.
+     */
+    private static final Pattern FINISHED_RUNS_DELETED_FROM_ARRAYS = Pattern.compile("(?is)^\\s*delete\\s+from\\s+eec_workflow_run"
+            + "\\s+using\\s+unnest\\(\\s*cast\\(\\s*\\?\\s+as\\s+uuid\\[\\]\\s*\\)\\s*,\\s*cast\\(\\s*\\?\\s+as\\s+bigint\\[\\]\\s*\\)\\s*\\)"
+            + "\\s+as\\s+w\\(\\s*id\\s*,\\s*expected_version\\s*\\)"
+            + "\\s+where\\s+run_id\\s*=\\s*w\\.id\\s+and\\s+db_record_version\\s*=\\s*w\\.expected_version"
+            + "\\s+and\\s+status\\s+in\\s*\\(\\s*'SUCCEEDED'\\s*,\\s*'FAILED'\\s*,\\s*'CANCELLED'\\s*\\)"
             + "\\s+returning\\s+run_id\\s*$");
 
     /** A statement that writes (INSERT INTO, UPDATE, DELETE FROM) only tables other than the run table. */
@@ -187,6 +200,7 @@ class ArchitectureTest {
         String writer = RunRows.class.getName();
         List<String> violations = new ArrayList<>();
         int updates = 0;
+        int deletes = 0;
         for (Map.Entry<String, List<String>> entry : stringConstants().entrySet()) {
             String type = entry.getKey();
             for (String constant : entry.getValue()) {
@@ -218,6 +232,16 @@ class ArchitectureTest {
                                 || Pattern.compile("(?is)\\b(update|delete\\s+from)\\s+eec_workflow_run\\b").matcher(constant).find()) {
                             violations.add(type + ": a new run row starts at db_record_version 0\n      " + oneLine(constant));
                         }
+                    } else if (Pattern.compile("(?is)^\\s*delete\\b").matcher(constant).find()) {
+                        deletes++;
+                        if (!FINISHED_RUNS_DELETED_FROM_ARRAYS.matcher(constant).find()
+                                || Pattern.compile("(?i)\\bor\\b|\\bRUNNING\\b").matcher(constant).find()) {
+                            violations.add(type + ": the one DELETE of the run row is retention's: DELETE FROM eec_workflow_run"
+                                    + " USING unnest(CAST(? AS uuid[]), CAST(? AS bigint[])) AS w(id, expected_version)"
+                                    + " WHERE run_id = w.id AND db_record_version = w.expected_version"
+                                    + " AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED') RETURNING run_id\n      "
+                                    + oneLine(constant));
+                        }
                     } else if (!READ_START.matcher(constant).matches() || WRITE_KEYWORD.matcher(constant).find()) {
                         violations.add(type + ": neither a read nor the versioned UPDATE or INSERT\n      " + oneLine(constant));
                     }
@@ -228,6 +252,7 @@ class ArchitectureTest {
             }
         }
         assertTrue(updates > 0, "found no UPDATE of the run row in " + writer + ": the scan does not read it");
+        assertTrue(deletes == 1, "found " + deletes + " DELETEs of the run row in " + writer + ", expected retention's one");
         assertTrue(violations.isEmpty(), String.join("\n  ", violations));
     }
 

@@ -2,6 +2,7 @@ package dev.ductor.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
 
 import java.time.Duration;
 import java.util.List;
@@ -42,6 +43,38 @@ public interface DuctorConfig {
     Schedules schedules();
 
     Bulk bulk();
+
+    Retention retention();
+
+    /**
+     * Retention (run/retention): finished runs, with every row they own, are deleted once their period has passed since
+     * they finished. A workflow's own {@code "retention"} wins over the default for the runs of that revision.
+     */
+    interface Retention {
+        /** This pod deletes expired runs (every pod may: each batch locks its runs with SKIP LOCKED). */
+        @WithDefault("true")
+        boolean enabled();
+
+        /**
+         * How long a finished run is kept when its workflow revision names no {@code retention}; 0 keeps such runs
+         * forever (a workflow's own retention still applies to its runs).
+         */
+        @WithName("default")
+        @WithDefault("30d")
+        Duration defaultPeriod();
+
+        /** How often each pod runs a pass (read by the scheduler as ${ductor.retention.interval}). */
+        @WithDefault("1m")
+        Duration interval();
+
+        /** Top-level runs examined per batch; each batch deletes in one short transaction. */
+        @WithDefault("200")
+        int batchSize();
+
+        /** The most batches one pass runs; the next pass goes on where this one stopped. */
+        @WithDefault("50")
+        int maxBatchesPerPass();
+    }
 
     /** Bulk actions ({@code POST /api/v1/bulk-actions}), worked through by every pod. */
     interface Bulk {

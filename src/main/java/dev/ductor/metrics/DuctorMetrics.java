@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code ductor_tick_total{outcome}}, {@code ductor_tick_retries_total}, {@code ductor_requeues_total},
  * {@code ductor_forced_failures_total{reason}}, {@code ductor_tick_seconds}, {@code ductor_queue_depth{tier}},
  * {@code ductor_queue_lag_seconds{tier}}, {@code ductor_signals_total{outcome}}, {@code ductor_watchdog_wakeups_total},
- * {@code ductor_watchdog_unloadable_total}, {@code ductor_dead_letters_total}, {@code ductor_stale_reports_total{path}}.
+ * {@code ductor_watchdog_unloadable_total}, {@code ductor_dead_letters_total}, {@code ductor_stale_reports_total{path}},
+ * {@code ductor_retention_deleted_total{table}}.
  */
 @ApplicationScoped
 public class DuctorMetrics {
@@ -63,6 +64,29 @@ public class DuctorMetrics {
         staleReports("group-commit");
         staleReports("api");
         staleReports("in-process");
+        for (String table : RETAINED_TABLES) {
+            retentionDeleted(table);
+        }
+    }
+
+    /**
+     * The tables retention deletes from, each a series of {@code ductor_retention_deleted_total}, named without their
+     * {@code eec_} prefix (the tag is a label, and only a table's owner names the table itself).
+     */
+    public static final java.util.List<String> RETAINED_TABLES =
+            java.util.List.of("workflow_run", "run_transition", "run_inbox", "queue_item");
+
+    /** Rows retention deleted from {@code table} (one of {@link #RETAINED_TABLES}), counted after their commit. */
+    public void retentionDeleted(String table, long rows) {
+        if (rows > 0) {
+            retentionDeleted(table).increment(rows);
+        }
+    }
+
+    private Counter retentionDeleted(String table) {
+        return Counter.builder("ductor.retention.deleted")
+                .description("Rows deleted by retention, per table: finished runs past their period and the rows they owned")
+                .tag("table", table).register(registry);
     }
 
     public void tick(TickOutcome outcome, long nanos) {

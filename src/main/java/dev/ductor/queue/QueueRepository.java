@@ -239,6 +239,22 @@ public class QueueRepository {
     }
 
     /**
+     * Every queue row of runs retention deletes: stray wakeups, timers, tasks and dead letters alike. Through
+     * ix_queue_item_run; the caller holds the runs locked, so nothing new is queued for them meanwhile.
+     */
+    public int deleteEverythingOfRuns(Collection<UUID> runIds) {
+        if (runIds.isEmpty()) {
+            return 0;
+        }
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM eec_queue_item WHERE run_id = ANY(?)")) {
+                delete.setArray(1, connection.createArrayOf("uuid", runIds.toArray()));
+                return delete.executeUpdate();
+            }
+        });
+    }
+
+    /**
      * The predicate "nothing of this run is queued" (no task, timer or wakeup, dead-lettered ones included), for a
      * statement of the run's owner that must decide it in SQL (the watchdog's scan); {@code runId} names the column.
      */

@@ -28,4 +28,12 @@ public final class RunIds {
     public static Instant createdAt(UUID runId) {
         return Instant.ofEpochMilli(runId.getMostSignificantBits() >>> 16);
     }
+
+    /**
+     * The smallest version 7 id of the millisecond {@code at}: every run created before {@code at} has a smaller id, so
+     * {@code run_id < firstAt(t)} selects them by primary key alone (retention's scan).
+     */
+    public static UUID firstAt(Instant at) {
+        return new UUID((at.toEpochMilli() << 16) | 0x7000L, 0L);
+    }
 }

@@ -48,6 +48,8 @@ import java.util.UUID;
  *   Hibernate's flush of a batch raises one exception for the whole batch when a single row lost its race (and marks
  *   the transaction rollback-only), while the ids the statement returns tell exactly which runs lost, so their
  *   neighbours still commit.</li>
+ *   <li>{@link #lockFinished} and {@link #deleteFinished}: retention's end of a run, the one DELETE of the row: of the
+ *   runs it locked, each still at the version it was judged on and, in the DELETE itself, still finished.</li>
  * </ul>
  */
 @ApplicationScoped
@@ -485,6 +487,74 @@ public class RunRows {
                     won[i] = written.contains(ids[i]);
                 }
                 return won;
+            }
+        });
+    }
+
+    // Retention's lock: FOR UPDATE, the DELETE's own lock, so from here to the commit no tick, reset or inbox delivery
+    // (whose foreign key check takes KEY SHARE) can touch the runs. SKIP LOCKED: a run some tick holds is busy, not
+    // expired, and another pod's retention batch takes other runs instead of waiting for this one's. In run id order,
+    // as every multi-run writer locks.
+    private static final String LOCK_FINISHED = """
+            SELECT run_id, db_record_version FROM eec_workflow_run
+             WHERE run_id = ANY(?) AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
+             ORDER BY run_id FOR UPDATE SKIP LOCKED""";
+
+    // The status is checked again here, not only in the scan that chose the runs: a finished run may have been reset to
+    // RUNNING since (POST /runs/{id}/reset), which also moved its version; either check alone would refuse it.
+    static final String DELETE_FINISHED = """
+            DELETE FROM eec_workflow_run
+             USING unnest(CAST(? AS uuid[]), CAST(? AS bigint[])) AS w(id, expected_version)
+             WHERE run_id = w.id AND db_record_version = w.expected_version
+               AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
+            RETURNING run_id""";
+
+    /**
+     * Locks those of the runs that are finished and not locked by anyone else, until the transaction ends; the answer
+     * maps each locked run to its version. A run left out is running, busy or gone.
+     */
+    public Map<UUID, Long> lockFinished(Collection<UUID> runIds) {
+        if (runIds.isEmpty()) {
+            return Map.of();
+        }
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            Map<UUID, Long> locked = new HashMap<>();
+            try (PreparedStatement select = connection.prepareStatement(LOCK_FINISHED)) {
+                select.setArray(1, connection.createArrayOf("uuid", runIds.toArray()));
+                try (ResultSet rs = select.executeQuery()) {
+                    while (rs.next()) {
+                        locked.put(rs.getObject(1, UUID.class), rs.getLong(2));
+                    }
+                }
+            }
+            return locked;
+        });
+    }
+
+    /**
+     * Deletes each run that is still at the given version and finished; the answer is the runs deleted. The caller
+     * deletes the rows that reference a run (history, inbox, queue) first, in the same transaction.
+     */
+    public Set<UUID> deleteFinished(Map<UUID, Long> expectedVersions) {
+        if (expectedVersions.isEmpty()) {
+            return Set.of();
+        }
+        UUID[] ids = expectedVersions.keySet().stream().sorted().toArray(UUID[]::new);
+        Long[] versions = new Long[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            versions[i] = expectedVersions.get(ids[i]);
+        }
+        return em.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement delete = connection.prepareStatement(DELETE_FINISHED)) {
+                delete.setArray(1, connection.createArrayOf("uuid", ids));
+                delete.setArray(2, connection.createArrayOf("bigint", versions));
+                Set<UUID> deleted = new HashSet<>();
+                try (ResultSet rs = delete.executeQuery()) {
+                    while (rs.next()) {
+                        deleted.add(rs.getObject(1, UUID.class));
+                    }
+                }
+                return deleted;
             }
         });
     }

@@ -8,10 +8,11 @@ import java.time.Instant;
 
 /**
  * A workflow as the API shows it: the accepted document plus its revision and edit version. {@code output} is the
- * template of the run's output, null (and left out) when the workflow declares none.
+ * template of the run's output, null (and left out) when the workflow declares none; {@code retention} how long its
+ * finished runs are kept, null (and left out) when it follows the server's default.
  */
 @RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record StoredWorkflow(String name, int revision, long version, JsonNode output, JsonNode nodes, Instant createdAt,
+public record StoredWorkflow(String name, int revision, long version, String retention, JsonNode output, JsonNode nodes, Instant createdAt,
                              Instant updatedAt) {
 }

@@ -59,6 +59,9 @@ public class WorkflowService {
         WorkflowDefinition parsed = parser().parse(name, document);
         ObjectNode normalized = json.mapper().createObjectNode();
         normalized.put("name", parsed.name());
+        if (parsed.retention() != null) {
+            normalized.put("retention", document.get("retention").asText());
+        }
         if (document.hasNonNull("output")) {
             normalized.set("output", document.get("output"));
         }
@@ -267,6 +270,18 @@ public class WorkflowService {
         });
     }
 
+    /**
+     * The retention periods stored revisions name, each once: retention's scan reaches back as far as the shortest of
+     * them (or the default) asks. Read whole: the revision table holds one row per accepted definition.
+     */
+    @Transactional
+    public List<String> retentionsNamed() {
+        @SuppressWarnings("unchecked")
+        List<String> named = em.createNativeQuery("SELECT DISTINCT definition ->> 'retention' FROM eec_workflow_revision"
+                + " WHERE definition ->> 'retention' IS NOT NULL").getResultList();
+        return named;
+    }
+
     private WorkflowDefinitionEntity find(String tenant, String name) {
         return em.createQuery("FROM WorkflowDefinitionEntity WHERE tenant = :tenant AND name = :name", WorkflowDefinitionEntity.class)
                 .setParameter("tenant", tenant)
@@ -276,7 +291,8 @@ public class WorkflowService {
 
     private StoredWorkflow view(WorkflowDefinitionEntity entity) {
         JsonNode definition = json.tree(entity.definition);
-        return new StoredWorkflow(entity.name, entity.revision, entity.dbRecordVersion, definition.get("output"),
+        return new StoredWorkflow(entity.name, entity.revision, entity.dbRecordVersion,
+                definition.hasNonNull("retention") ? definition.get("retention").asText() : null, definition.get("output"),
                 definition.get("nodes"), entity.createdAt, entity.updatedAt);
     }
 

@@ -217,6 +217,34 @@ class WorkflowApiTest {
     }
 
     @Test
+    void aRetentionIsKeptWithTheRevisionAndShown() {
+        String name = unique("wf");
+        String body = "{\"retention\": \"P7D\", \"nodes\": [{\"id\": \"a\", \"type\": \"task\", \"handler\": \"noop\"}]}";
+
+        Response created = api.putWorkflow(name, body);
+
+        assertEquals(201, created.statusCode(), created::asString);
+        assertEquals("P7D", created.jsonPath().getString("retention"));
+        assertEquals("P7D", api.getWorkflow(name).jsonPath().getString("retention"));
+        Response plain = api.putWorkflow(unique("wf"), Api.chain3());
+        assertFalse(plain.asString().contains("retention"), "no retention of its own: the key is left out: " + plain.asString());
+    }
+
+    @Test
+    void aRetentionThatIsNotAPositiveDurationIs422NamingTheFieldAndStoresNothing() {
+        for (String retention : List.of("\"soon\"", "\"PT0S\"", "\"-P1D\"", "7")) {
+            String name = unique("wf");
+            String body = "{\"retention\": " + retention + ", \"nodes\": [{\"id\": \"a\", \"type\": \"task\", \"handler\": \"noop\"}]}";
+
+            JsonPath problem = problem(api.putWorkflow(name, body), 422);
+
+            List<Map<String, Object>> violations = problem.getList("violations");
+            assertTrue(violations.stream().anyMatch(v -> "retention".equals(v.get("field"))), () -> retention + ": " + problem.prettify());
+            problem(api.getWorkflow(name), 404);
+        }
+    }
+
+    @Test
     void anInvalidUpdateIs422AndKeepsTheStoredRevision() {
         String name = unique("wf");
         api.createWorkflow(name, Api.chain3());

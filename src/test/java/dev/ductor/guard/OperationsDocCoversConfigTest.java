@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * docs/operations.md is the configuration reference: every {@code ductor.*} key of {@link DuctorConfig} must
  * appear there, so a new setting cannot ship undocumented. Keys are derived from the mapping the way SmallRye
- * Config does (method names in kebab case, nested groups as segments, a map as {@code .<name>}, the tier weights'
+ * Config does (method names in kebab case unless {@code @WithName} names the key, nested groups as segments, a map as {@code .<name>}, the tier weights'
  * as {@code .<tier>}).
  */
 @Tag("unit")
@@ -41,6 +41,7 @@ class OperationsDocCoversConfigTest {
         assertTrue(keys.contains("ductor.queue.tier-weights.<tier>"), keys.toString());
         assertTrue(keys.contains("ductor.pod-name"), keys.toString());
         assertTrue(keys.contains("ductor.embedded.data-dir"), keys.toString());
+        assertTrue(keys.contains("ductor.retention.default"), "@WithName wins over the method's name: " + keys);
     }
 
     private static List<String> keys(String prefix, Class<?> group) {
@@ -49,7 +50,8 @@ class OperationsDocCoversConfigTest {
             if (Modifier.isStatic(method.getModifiers()) || method.isDefault() || method.getParameterCount() > 0) {
                 continue;
             }
-            String key = prefix + "." + kebab(method.getName());
+            io.smallrye.config.WithName named = method.getAnnotation(io.smallrye.config.WithName.class);
+            String key = prefix + "." + (named != null ? named.value() : kebab(method.getName()));
             Class<?> type = method.getReturnType();
             if (type.isInterface() && type.getEnclosingClass() == DuctorConfig.class) {
                 keys.addAll(keys(key, type));

@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li><b>versioned tables</b>, those with a {@code db_record_version} column (runs, definitions, the pool and rule
  *   projections): an UPDATE must pin one row by a key and compare {@code db_record_version} in its WHERE; a DELETE
- *   of a run is never allowed; an upsert or MERGE into them is a write without the check;</li>
+ *   of a run is allowed only as retention's (pinned by key and version, and {@code status IN ('SUCCEEDED', 'FAILED',
+ *   'CANCELLED')} in the statement itself); an upsert or MERGE into them is a write without the check;</li>
  *   <li><b>event tables</b>, named {@code *aggregate*} or {@code *event*}: append-only, no UPDATE, DELETE or TRUNCATE;
  *   the one exception is a set-once fill of a non-aggregate event row ({@code SET c = ? WHERE <key> = ? AND c IS
  *   NULL}, each set column), which completes an insert and can never overwrite;</li>
@@ -554,7 +555,11 @@ final class SqlWriteScanner {
             seen.add("DELETE " + table);
             String text = excerpt(sql.substring(delete.start()));
             if (table.equals("eec_workflow_run")) {
-                violations.add(new Violation(file, at, "run-delete", "DELETE of runs; a run is never deleted: " + text));
+                if (!isRetentionDelete(whereOf(clause(sql, delete.end())))) {
+                    violations.add(new Violation(file, at, "run-delete", "DELETE of runs; a run is deleted only by retention,"
+                            + " each row pinned by its key and the version judged, and only while finished"
+                            + " (status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')): " + text));
+                }
             } else if (schema.immutable.contains(table)) {
                 violations.add(new Violation(file, at, "immutable", "DELETE from " + table + ", whose rows runs pin: " + text));
             } else if (schema.isEventTable(table)) {
@@ -617,6 +622,16 @@ final class SqlWriteScanner {
             violations.add(new Violation(file, at, "bulk", verb + " of " + table + " whose WHERE does not pin one row by its key "
                     + schema.keys.getOrDefault(table, List.of()) + ": " + text));
         }
+    }
+
+    /**
+     * Retention's DELETE of runs: each row pinned by its key and the version it was judged on, and finished at that
+     * moment, the status re-checked in the statement itself; nothing else deletes a run.
+     */
+    private boolean isRetentionDelete(String where) {
+        return where != null && VERSION_PREDICATE.matcher(where).find() && pinsOneRow("eec_workflow_run", where)
+                && Pattern.compile("(?i)\\bstatus\\s+IN\\s*\\(\\s*'SUCCEEDED'\\s*,\\s*'FAILED'\\s*,\\s*'CANCELLED'\\s*\\)").matcher(where).find()
+                && !Pattern.compile("(?i)\\bOR\\b|\\bRUNNING\\b").matcher(where).find();
     }
 
     private boolean pinsOneRow(String table, String where) {

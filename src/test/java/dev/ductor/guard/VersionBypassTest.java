@@ -222,6 +222,12 @@ class VersionBypassTest {
                 "int n = em.createNativeQuery(\"UPDATE eec_pool SET capacity = ?3 WHERE tenant = ?1 AND name = ?2\").executeUpdate();")});
         bad.put("a DELETE of a run", new String[] {"run-delete", inMethod(
                 "int n = em.createNativeQuery(\"DELETE FROM eec_workflow_run WHERE run_id = ?1 AND db_record_version = ?2\").executeUpdate();")});
+        bad.put("a DELETE of runs that may be running", new String[] {"run-delete", inMethod(
+                "int n = em.createNativeQuery(\"DELETE FROM eec_workflow_run WHERE run_id = ?1 AND db_record_version = ?2"
+                        + " AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED') OR status = 'RUNNING'\").executeUpdate();")});
+        bad.put("a DELETE of finished runs without the version", new String[] {"run-delete", inMethod(
+                "int n = em.createNativeQuery(\"DELETE FROM eec_workflow_run WHERE run_id = ?1"
+                        + " AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')\").executeUpdate();")});
         bad.put("a JPQL DELETE of runs", new String[] {"run-delete", inMethod(
                 "int n = em.createQuery(\"DELETE FROM WorkflowRunEntity WHERE status = 'CANCELLED'\").executeUpdate();")});
         bad.put("a run removed through its entity", new String[] {"run-delete", inMethod(
@@ -312,6 +318,10 @@ class VersionBypassTest {
                 inMethod("var rows = em.createNativeQuery(\"SELECT * FROM eec_workflow_run WHERE run_id = ?1 FOR NO KEY UPDATE\").getResultList();"),
                 inMethod("em.createNativeQuery(\"UPDATE eec_queue_item SET tier = ?2 WHERE run_id = ?1\").executeUpdate();"),
                 inMethod("em.createNativeQuery(\"DELETE FROM eec_queue_item WHERE run_id = ?1\").executeUpdate();"),
+                inMethod("var gone = em.createNativeQuery(\"DELETE FROM eec_workflow_run USING unnest(CAST(? AS uuid[]),"
+                        + " CAST(? AS bigint[])) AS w(id, expected_version) WHERE run_id = w.id"
+                        + " AND db_record_version = w.expected_version AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')"
+                        + " RETURNING run_id\").getResultList();"),
                 inMethod("int n = em.createNativeQuery(\"INSERT INTO eec_workflow_run (run_id) VALUES (?1) ON CONFLICT DO NOTHING\").executeUpdate();"),
                 inMethod("int n = em.createNativeQuery(\"INSERT INTO eec_aggregate_event (aggregate_id, version, payload) VALUES (?1, ?2, ?3)"
                         + " ON CONFLICT (aggregate_id, version) DO NOTHING\").executeUpdate();"),

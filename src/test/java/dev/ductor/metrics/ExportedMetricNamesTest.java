@@ -35,7 +35,10 @@ class ExportedMetricNamesTest {
             "ductor_queue_lag_seconds{tier=\"interactive\"}", "ductor_queue_lag_seconds{tier=\"standard\"}",
             "ductor_queue_lag_seconds{tier=\"bulk\"}",
             "ductor_signals_total{outcome=\"accepted\"}", "ductor_signals_total{outcome=\"duplicate\"}",
-            "ductor_signals_total{outcome=\"rejected\"}");
+            "ductor_signals_total{outcome=\"rejected\"}",
+            // retention (docs/operations.md, "Retention"): registered up front, a zero until it deletes
+            "ductor_retention_deleted_total{table=\"workflow_run\"}", "ductor_retention_deleted_total{table=\"run_transition\"}",
+            "ductor_retention_deleted_total{table=\"run_inbox\"}", "ductor_retention_deleted_total{table=\"queue_item\"}");
 
     @Test
     void everyMetricOfTheContractIsExportedWithEveryLabelValue() throws Exception {

@@ -47,6 +47,37 @@ class HistoryIsAppendOnlyTest {
         assertEquals(cause, causeOfSeq1(runId), "the first transition reads as it was written");
     }
 
+    /**
+     * Retention's door (V18) opens for finished runs only: a transaction that declares itself retention's still cannot
+     * delete the history of a run that is running, nor change any history row.
+     */
+    @Test
+    void retentionsDeclarationDoesNotOpenTheHistoryOfARunningRun() throws Exception {
+        String tenant = fixtures.uniqueName("history");
+        UUID runId = fixtures.start(tenant, fixtures.define(tenant,
+                "{\"nodes\": [{\"id\": \"w\", \"type\": \"signal\", \"signal\": \"go\"}]}"));
+        fixtures.awaitStatus(runId, "RUNNING");
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                c.createStatement().execute("SELECT set_config('ductor.retention', 'purge', true)");
+                for (String sql : new String[] {"DELETE FROM eec_run_transition WHERE run_id = ?",
+                        "UPDATE eec_run_transition SET cause = 'rewritten' WHERE run_id = ?"}) {
+                    c.createStatement().execute("SAVEPOINT attempt");
+                    try (PreparedStatement statement = c.prepareStatement(sql)) {
+                        statement.setObject(1, runId);
+                        SQLException refused = assertThrows(SQLException.class, statement::executeUpdate, sql);
+                        assertTrue(refused.getMessage().contains("append-only"), () -> sql + ": " + refused.getMessage());
+                    }
+                    c.createStatement().execute("ROLLBACK TO SAVEPOINT attempt");
+                }
+            } finally {
+                c.rollback();
+            }
+        }
+        assertTrue(fixtures.count("SELECT count(*) FROM eec_run_transition WHERE run_id = ?1", runId) > 0);
+    }
+
     @Test
     void theDatabaseRefusesToUpdateOrDeleteAnAggregatesEvents() throws Exception {
         String aggregate = "pool:" + fixtures.uniqueName("history") + ":p";

@@ -46,6 +46,7 @@ public final class Workflow {
     private final String name;
     private final Map<String, Node> nodes = new LinkedHashMap<>();
     private Object output;
+    private Duration retention;
 
     private Workflow(String name) {
         this.name = requireText(name, "name");
@@ -124,6 +125,18 @@ public final class Workflow {
         return this;
     }
 
+    /**
+     * How long a finished run of this workflow is kept before the server deletes it with its history; without one, the
+     * server's {@code ductor.retention.default}. Positive.
+     */
+    public Workflow retention(Duration period) {
+        if (period == null || period.isNegative() || period.isZero()) {
+            throw new IllegalArgumentException("retention must be a positive duration, not " + period);
+        }
+        this.retention = period;
+        return this;
+    }
+
     // ---- JSON --------------------------------------------------------------------------------------------------
 
     /** The definition document, its values written with a default mapper (java.time supported). */
@@ -138,6 +151,9 @@ public final class Workflow {
         }
         ObjectNode document = mapper.createObjectNode();
         document.put("name", name);
+        if (retention != null) {
+            document.put("retention", retention.toString());
+        }
         if (output != null) {
             document.set("output", mapper.valueToTree(output));
         }

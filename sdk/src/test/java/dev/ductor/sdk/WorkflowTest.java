@@ -41,6 +41,15 @@ class WorkflowTest {
     }
 
     @Test
+    void aRetentionIsWrittenAsAnIsoDurationBesideTheNodes() {
+        Workflow workflow = Workflow.named("audit").retention(java.time.Duration.ofDays(7)).task("a", "noop");
+
+        assertEquals("PT168H", workflow.toJson().get("retention").asText());
+        assertFalse(Workflow.named("plain").task("a", "noop").toJson().has("retention"), "no retention: the server's default");
+        assertThrows(IllegalArgumentException.class, () -> Workflow.named("zero").retention(java.time.Duration.ZERO));
+    }
+
+    @Test
     void theContractsOrderExampleBuiltInJava() {
         JsonNode contract = json("""
                 { "name": "order", "output": {"receipt": "${{ nodes.receipt.output }}"}, "nodes": [

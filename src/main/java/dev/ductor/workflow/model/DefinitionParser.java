@@ -33,7 +33,7 @@ public final class DefinitionParser {
     private static final Pattern POOL = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
     /** The most items of one fan-out that a definition may let run at a time. */
     public static final int MAX_CONCURRENCY = 1000;
-    private static final Set<String> DOCUMENT_FIELDS = Set.of("name", "nodes", "output");
+    private static final Set<String> DOCUMENT_FIELDS = Set.of("name", "nodes", "output", "retention");
     private static final Set<String> NODE_FIELDS = Set.of(
             "id", "type", "handler", "pool", "signal", "timeout", "duration", "dependsOn", "retry", "input",
             "when", "runIf", "allowFailure", "forEach", "maxConcurrency", "workflow", "revision");
@@ -55,6 +55,7 @@ public final class DefinitionParser {
         if (declaredName != null && !(declaredName.isTextual() && declaredName.asText().equals(name))) {
             violations.add(new Violation(null, "name", "name must equal the name in the path ('" + name + "')"));
         }
+        Duration retention = retention(document, violations);
         JsonNode nodesJson = document.get("nodes");
         if (nodesJson == null || !nodesJson.isArray() || nodesJson.isEmpty()) {
             violations.add(new Violation(null, "nodes", "nodes must be a non-empty array"));
@@ -102,7 +103,7 @@ public final class DefinitionParser {
         if (!violations.isEmpty()) {
             throw new InvalidDefinitionException(violations);
         }
-        return new WorkflowDefinition(name, List.copyOf(compiled.values()), output);
+        return new WorkflowDefinition(name, List.copyOf(compiled.values()), output, retention);
     }
 
     /** The node with its {@code input}, {@code when} and {@code forEach} compiled in the scope its dependencies give. */
@@ -342,6 +343,29 @@ public final class DefinitionParser {
         }
         Duration backoff = duration(json, "backoff", id, violations);
         return new RetryPolicy(maxAttempts, backoff == null ? Duration.ZERO : backoff);
+    }
+
+    /**
+     * How long finished runs of this revision are kept: a positive ISO-8601 duration (P7D, PT12H). Absent: the server's
+     * {@code ductor.retention.default}. Zero is refused rather than read as "forever": a typo must not keep data for good
+     * or delete it at once.
+     */
+    private static Duration retention(JsonNode document, List<Violation> violations) {
+        JsonNode value = document.get("retention");
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isTextual()) {
+            violations.add(new Violation(null, "retention", "retention must be an ISO-8601 duration such as P7D, a string"));
+            return null;
+        }
+        Duration parsed = duration(document, "retention", null, violations);
+        if (parsed != null && parsed.isZero()) {
+            violations.add(new Violation(null, "retention", "retention must be longer than zero, e.g. P7D; leave it out for"
+                    + " the server's default"));
+            return null;
+        }
+        return parsed;
     }
 
     private static Duration duration(JsonNode json, String field, String id, List<Violation> violations) {

@@ -71,6 +71,18 @@ class DefinitionParserTest {
         return e.violations().stream().map(Violation::node).collect(Collectors.toSet());
     }
 
+    @Test
+    void aRetentionIsAPositiveDurationKeptWithTheDefinition() {
+        String node = "[{\"id\": \"a\", \"type\": \"task\", \"handler\": \"noop\"}]";
+        assertEquals(java.time.Duration.ofDays(7), PARSER.parse("wf", json("{\"retention\": \"P7D\", \"nodes\": " + node + "}"))
+                .ownRetention().orElseThrow());
+        assertTrue(parseNodes(node).ownRetention().isEmpty(), "no retention of its own: the server's default");
+        assertViolation(refuse("wf", json("{\"retention\": \"a week\", \"nodes\": " + node + "}")), null, "retention", "ISO-8601");
+        assertViolation(refuse("wf", json("{\"retention\": \"PT0S\", \"nodes\": " + node + "}")), null, "retention", "longer than zero");
+        assertViolation(refuse("wf", json("{\"retention\": \"-P1D\", \"nodes\": " + node + "}")), null, "retention", "negative");
+        assertViolation(refuse("wf", json("{\"retention\": 7, \"nodes\": " + node + "}")), null, "retention", "a string");
+    }
+
     @Nested
     class Valid {
 
