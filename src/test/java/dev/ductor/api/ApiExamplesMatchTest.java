@@ -66,7 +66,8 @@ class ApiExamplesMatchTest {
         matches("run-started", started, 201);
         String runId = started.jsonPath().getString("runId");
         String second = api.start("order", "{\"input\": {\"orderId\": \"A-1002\", \"amount\": 7.5, \"gift\": false,"
-                + " \"lines\": [{\"sku\": \"D-3\"}]}, \"idempotencyKey\": \"order-A-1002\", \"tier\": \"interactive\"}");
+                + " \"lines\": [{\"sku\": \"D-3\"}]}, \"idempotencyKey\": \"order-A-1002\", \"tier\": \"interactive\","
+                + " \"tags\": {\"customer\": \"c-43\"}}");
         // The examples show a run waiting for its signal: reserve SUCCEEDED, the gift branch SKIPPED, the fan-out pick
         // and the child run of pack SUCCEEDED, paid WAITING. Both runs are compared only once there, or the page would
         // race the worker.
