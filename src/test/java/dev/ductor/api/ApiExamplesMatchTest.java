@@ -25,14 +25,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The examples of META-INF/openapi.yaml, as {@code /q/openapi} serves them, have the shape of what the API really
  * answers: the same field names, the same JSON types, and a field left out where the API leaves it out. Each real
  * response is produced from the example's own request (the {@code order} workflow, the {@code start} body) in a fresh
- * tenant. The content of payloads (input, output, payload, the rejected body) is the caller's, so only its type counts.
+ * tenant. The content of payloads (input, output, payload, the rejected body) and of tags is the caller's, so only its type counts.
  */
 @QuarkusTest
 @Tag("api")
 class ApiExamplesMatchTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final Set<String> PAYLOADS = Set.of("input", "output", "payload", "rejected");
+    private static final Set<String> PAYLOADS = Set.of("input", "output", "payload", "rejected", "tags");
 
     @Inject
     DevTokenIssuer issuer;
