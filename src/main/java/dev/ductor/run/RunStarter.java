@@ -200,8 +200,10 @@ public class RunStarter {
         Map<String, RunView.NodeView> nodes = new LinkedHashMap<>();
         ordered.forEach((id, n) -> nodes.put(id, RunView.NodeView.of(n)));
         RunView answer = new RunView(runId, r.workflow(), pinned.revision(), first.status().name(), request.tier(),
-                request.idempotencyKey(), request.correlationKey(), nodes, request.input(), first.output(), 0, now, now)
-                .withTags(request.tags());
+                request.idempotencyKey(), request.correlationKey(), nodes, request.input(), first.output(), 0, now, now);
+        if (request.tags() != null) { // most starts have none: no second view for them on the hot path
+            answer = answer.withTags(request.tags());
+        }
         return new Prepared(r, now, row, transitions, outbox.items(runId, r.tenant(), request.tier(), first.effects()), answer,
                 first.effects().stream().filter(Effect.StartChild.class::isInstance).map(Effect.StartChild.class::cast).toList());
     }
