@@ -23,7 +23,7 @@ import java.util.UUID;
 
 /**
  * {@code POST /bulk-actions} {@code {action: cancel|reset|retry-dead-letters, filter: {workflow?, status?, revision?,
- * createdBefore?, createdAfter?}, dryRun?, toRevision?: "current"}}: a dry run answers the count and a sample; else a
+ * createdBefore?, createdAfter?, tag?}, dryRun?, toRevision?: "current"}}: a dry run answers the count and a sample; else a
  * durable job the pods work through ({@link BulkActions}), with its progress at {@code GET /bulk-actions/{id}}.
  */
 @Path("/api/v1/bulk-actions")
@@ -63,7 +63,7 @@ public class BulkActionResource {
         }
         if (body.get("filter") == null || !body.get("filter").isObject()) {
             // Explicit, even when empty: an action on every run of the tenant must be asked for with "filter": {}.
-            throw new BadRequestException("filter", "filter is required, an object {workflow?, status?, revision?,"
+            throw new BadRequestException("filter", "filter is required, an object {workflow?, status?, revision?, tag?,"
                     + " createdBefore?, createdAfter?}; send {} to act on every run");
         }
         BulkActions.Filter filter = BulkActions.Filter.of(body.get("filter"));

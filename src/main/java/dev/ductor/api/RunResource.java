@@ -10,6 +10,7 @@ import dev.ductor.run.RunPage;
 import dev.ductor.run.RunPatch;
 import dev.ductor.run.RunQueries;
 import dev.ductor.run.RunReset;
+import dev.ductor.run.RunTagFilter;
 import dev.ductor.run.RunView;
 import dev.ductor.run.core.OperatorActions;
 import dev.ductor.security.CallerContext;
@@ -82,9 +83,10 @@ public class RunResource {
 
     @GET
     public RunPage list(@QueryParam("workflow") String workflow, @QueryParam("status") String status,
-                        @QueryParam("idempotencyKey") String idempotencyKey,
+                        @QueryParam("idempotencyKey") String idempotencyKey, @QueryParam("tag") List<String> tags,
                         @QueryParam("limit") @WholeNumber String limit, @QueryParam("cursor") String cursor) {
-        return runs.list(caller.tenant(), workflow, status, idempotencyKey, limit == null ? null : Integer.valueOf(limit), cursor);
+        return runs.list(caller.tenant(), workflow, status, idempotencyKey, RunTagFilter.of(tags, "tag"),
+                limit == null ? null : Integer.valueOf(limit), cursor);
     }
 
     @GET

@@ -2,11 +2,13 @@ package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.Tiers;
+import dev.ductor.error.BadRequestException;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.run.RunStarter;
 import dev.ductor.run.RunView;
 import dev.ductor.run.StartBatcher;
 import dev.ductor.run.StartRequest;
+import dev.ductor.run.core.RunTags;
 import dev.ductor.security.CallerContext;
 import dev.ductor.security.Roles;
 import dev.ductor.validation.Bodies;
@@ -125,13 +127,22 @@ public class WorkflowResource {
                 .header("ETag", Versions.etag(started.run().version())).entity(started.run()).build();
     }
 
-    /** {@code correlationKey} is what event rules with a {@code signal} action find the run by (aggregate/rule/rules.md). */
+    /**
+     * {@code correlationKey} is what event rules with a {@code signal} action find the run by (aggregate/rule/rules.md);
+     * {@code tags} what people find it by ({@code GET /runs?tag=key:value}), checked by {@link RunTags}.
+     */
     @RegisterForReflection
     public record StartBody(@MaxJsonSize JsonNode input, @ClientKey String idempotencyKey, @KnownTier String tier,
-                            @Text(max = 200) String correlationKey) {
+                            @Text(max = 200) String correlationKey, Map<String, String> tags) {
 
         StartRequest toRequest() {
-            return new StartRequest(input, idempotencyKey, tier == null ? Tiers.DEFAULT : tier, correlationKey);
+            RunTags.Violation bad = RunTags.check(tags);
+            if (bad != null) {
+                String field = bad.tag() == null ? "tags" : "tags." + bad.tag();
+                throw new BadRequestException(field, field + ": " + bad.message() + ". Nothing was started.");
+            }
+            return new StartRequest(input, idempotencyKey, tier == null ? Tiers.DEFAULT : tier, correlationKey,
+                    RunTags.normalized(tags));
         }
     }
 }

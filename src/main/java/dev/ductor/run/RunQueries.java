@@ -31,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /** Read side of runs, always scoped to the caller's tenant: another tenant's run simply does not exist. */
@@ -233,17 +234,19 @@ public class RunQueries {
     /** Newest first, keyset-paginated on (created_at, run_id) so deep pages cost what the first does. */
     @Transactional
     public RunPage list(String tenant, String workflow, String status, Integer limit, String cursor) {
-        return list(tenant, workflow, status, null, limit, cursor);
+        return list(tenant, workflow, status, null, RunTagFilter.NONE, limit, cursor);
     }
 
     /**
-     * As above; {@code idempotencyKey} finds the run(s) a start with that key made (one per workflow). Summaries
+     * As above; {@code idempotencyKey} finds the run(s) a start with that key made (one per workflow), {@code tags} the
+     * runs carrying all of those tags (through their GIN index, {@link RunTagFilter}). Summaries
      * ({@link RunSummary}): the statement reads the header columns and, of {@code node_states}, each node's state and
      * attempts, extracted in PostgreSQL; {@code input}, {@code output} and the nodes' outputs never leave the database.
      * Plain JDBC, like {@link #header}: no entity is built (nor dirty-checked) for a row the caller sees in part.
      */
     @Transactional
-    public RunPage list(String tenant, String workflow, String status, String idempotencyKey, Integer limit, String cursor) {
+    public RunPage list(String tenant, String workflow, String status, String idempotencyKey, RunTagFilter tags,
+                        Integer limit, String cursor) {
         int size = limit == null ? DEFAULT_LIMIT : limit;
         if (size < 1 || size > MAX_LIMIT) {
             throw new BadRequestException("limit", "limit must be between 1 and " + MAX_LIMIT);
@@ -256,36 +259,10 @@ public class RunQueries {
             }
         }
         Cursor after = cursor == null ? null : Cursor.decode(cursor);
-        StringBuilder sql = new StringBuilder("""
-                SELECT r.run_id, r.workflow_name, r.workflow_revision, r.status, r.tier, r.idempotency_key, r.correlation_key,
-                       r.db_record_version, r.created_at, r.updated_at,
-                       (SELECT jsonb_object_agg(n.key, jsonb_build_object('state', n.value -> 'state', 'attempts', n.value -> 'attempts'))
-                          FROM jsonb_each(CASE WHEN jsonb_typeof(r.node_states) = 'object' THEN r.node_states ELSE '{}' END) n
-                         WHERE jsonb_typeof(n.value) = 'object')::text
-                  FROM eec_workflow_run r
-                 WHERE r.tenant = ?""");
-        List<Object> parameters = new ArrayList<>(List.of(tenant));
-        if (workflow != null) {
-            sql.append(" AND r.workflow_name = ?");
-            parameters.add(workflow);
-        }
-        if (status != null) {
-            sql.append(" AND r.status = ?");
-            parameters.add(status);
-        }
-        if (idempotencyKey != null) {
-            sql.append(" AND r.idempotency_key = ?");
-            parameters.add(idempotencyKey);
-        }
-        if (after != null) {
-            sql.append(" AND (r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))");
-            OffsetDateTime createdAt = after.createdAt().atOffset(ZoneOffset.UTC);
-            parameters.addAll(List.of(createdAt, createdAt, after.runId()));
-        }
-        sql.append(" ORDER BY r.created_at DESC, r.run_id DESC LIMIT ?");
-        parameters.add(size + 1);
+        Statement statement = listStatement(tenant, workflow, status, idempotencyKey, tags, after, size + 1);
+        List<Object> parameters = statement.parameters();
         List<RunSummary> rows = em.unwrap(Session.class).doReturningWork(connection -> {
-            try (PreparedStatement select = connection.prepareStatement(sql.toString())) {
+            try (PreparedStatement select = connection.prepareStatement(statement.sql())) {
                 for (int i = 0; i < parameters.size(); i++) {
                     select.setObject(i + 1, parameters.get(i));
                 }
@@ -307,12 +284,65 @@ public class RunQueries {
         return new RunPage(List.copyOf(rows), next);
     }
 
+    /** A statement and its JDBC parameters, in order. */
+    record Statement(String sql, List<Object> parameters) {
+    }
+
+    /** The run list's SELECT for these filters, at most {@code rows} rows: built apart so its plan can be checked. */
+    static Statement listStatement(String tenant, String workflow, String status, String idempotencyKey, RunTagFilter tags,
+                                   Cursor after, int rows) {
+        StringBuilder sql = new StringBuilder("""
+                SELECT r.run_id, r.workflow_name, r.workflow_revision, r.status, r.tier, r.idempotency_key, r.correlation_key,
+                       r.db_record_version, r.created_at, r.updated_at,
+                       (SELECT jsonb_object_agg(n.key, jsonb_build_object('state', n.value -> 'state', 'attempts', n.value -> 'attempts'))
+                          FROM jsonb_each(CASE WHEN jsonb_typeof(r.node_states) = 'object' THEN r.node_states ELSE '{}' END) n
+                         WHERE jsonb_typeof(n.value) = 'object')::text,
+                       CAST(r.tags AS text)
+                  FROM eec_workflow_run r
+                 WHERE r.tenant = ?""");
+        List<Object> parameters = new ArrayList<>(List.of(tenant));
+        if (workflow != null) {
+            sql.append(" AND r.workflow_name = ?");
+            parameters.add(workflow);
+        }
+        if (status != null) {
+            sql.append(" AND r.status = ?");
+            parameters.add(status);
+        }
+        if (idempotencyKey != null) {
+            sql.append(" AND r.idempotency_key = ?");
+            parameters.add(idempotencyKey);
+        }
+        if (!tags.isEmpty()) {
+            sql.append(" AND ").append(tags.predicate("r", "?"));
+            parameters.add(tags.containment());
+        }
+        if (after != null) {
+            sql.append(" AND (r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))");
+            OffsetDateTime createdAt = after.createdAt().atOffset(ZoneOffset.UTC);
+            parameters.addAll(List.of(createdAt, createdAt, after.runId()));
+        }
+        sql.append(" ORDER BY r.created_at DESC, r.run_id DESC LIMIT ?");
+        parameters.add(rows);
+        return new Statement(sql.toString(), parameters);
+    }
+
     private RunSummary summary(String tenant, ResultSet rs) throws java.sql.SQLException {
         String workflow = rs.getString(2);
         int revision = rs.getInt(3);
         return new RunSummary(rs.getObject(1, UUID.class), workflow, revision, rs.getString(4), rs.getString(5),
-                rs.getString(6), rs.getString(7), nodeSummaries(tenant, workflow, revision, rs.getString(11)), rs.getLong(8),
+                rs.getString(6), rs.getString(7), tags(rs.getString(12)), nodeSummaries(tenant, workflow, revision, rs.getString(11)), rs.getLong(8),
                 rs.getObject(9, OffsetDateTime.class).toInstant(), rs.getObject(10, OffsetDateTime.class).toInstant());
+    }
+
+    /** A row's {@code tags} column as a map sorted by key; null for a run without tags (left out of the JSON). */
+    private Map<String, String> tags(String stored) {
+        if (stored == null) {
+            return null;
+        }
+        Map<String, String> tags = new TreeMap<>();
+        json.tree(stored).properties().forEach(tag -> tags.put(tag.getKey(), tag.getValue().asText()));
+        return tags;
     }
 
     /**
@@ -386,7 +416,7 @@ public class RunQueries {
         verified.nodes().forEach((id, n) -> nodes.put(id, RunView.NodeView.of(n)));
         return new RunView(run.runId, run.workflowName, run.workflowRevision, run.status, run.tier, run.idempotencyKey,
                 run.correlationKey, nodes, json.tree(run.input), json.tree(run.output), run.dbRecordVersion, run.createdAt,
-                run.updatedAt, verified.refusal() == null ? null : CORRUPT);
+                run.updatedAt, verified.refusal() == null ? null : CORRUPT).withTags(tags(run.tags));
     }
 
     /** An opaque position: base64url of {@code <epoch micros>:<run id>}. */

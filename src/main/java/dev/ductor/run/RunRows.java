@@ -96,16 +96,19 @@ public class RunRows {
              WHERE run_id = w.id AND db_record_version = w.expected_version
             RETURNING run_id""";
 
-    /** A new run's row, with its first tick applied: {@link #insert} writes it at version 0. */
+    /**
+     * A new run's row, with its first tick applied: {@link #insert} writes it at version 0. {@code tags} is the JSON
+     * object of its tags, null for none: bound as NULL, so a start without tags writes no entry into their index.
+     */
     public record NewRun(UUID runId, String tenant, String workflowName, int revision, String status, String tier,
                          String nodeStates, long lastSeq, String checksum, String input, String output,
-                         String idempotencyKey, String correlationKey, String fingerprint, ParentLink parent) {
+                         String idempotencyKey, String correlationKey, String fingerprint, ParentLink parent, String tags) {
 
         public NewRun(UUID runId, String tenant, String workflowName, int revision, String status, String tier,
                       String nodeStates, long lastSeq, String checksum, String input, String output,
                       String idempotencyKey, String correlationKey, String fingerprint) {
             this(runId, tenant, workflowName, revision, status, tier, nodeStates, lastSeq, checksum, input, output,
-                    idempotencyKey, correlationKey, fingerprint, null);
+                    idempotencyKey, correlationKey, fingerprint, null, null);
         }
     }
 
@@ -113,8 +116,9 @@ public class RunRows {
             INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
                                           last_transition_seq, state_checksum, db_record_version, input, output,
                                           idempotency_key, correlation_key, created_at, updated_at, request_fingerprint,
-                                          parent_run_id, parent_node, parent_attempt)
-            VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, 0, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?, ?, ?, ?, ?, ?)
+                                          parent_run_id, parent_node, parent_attempt, tags)
+            VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, 0, CAST(? AS jsonb), CAST(? AS jsonb), ?, ?, ?, ?, ?, ?, ?, ?,
+                    CAST(? AS jsonb))
             ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
             RETURNING run_id""");
 
@@ -140,16 +144,18 @@ public class RunRows {
             WITH started AS (
                 INSERT INTO eec_workflow_run (run_id, tenant, workflow_name, workflow_revision, status, tier, node_states,
                                               last_transition_seq, state_checksum, db_record_version, input, output,
-                                              idempotency_key, correlation_key, created_at, updated_at, request_fingerprint)
+                                              idempotency_key, correlation_key, created_at, updated_at, request_fingerprint,
+                                              tags)
                 SELECT r.run_id, r.tenant, r.workflow_name, r.revision, r.status, r.tier, CAST(r.node_states AS jsonb),
                        r.last_seq, r.checksum, 0, CAST(r.input AS jsonb), CAST(r.output AS jsonb), r.idempotency_key,
-                       r.correlation_key, r.created_at, r.created_at, r.fingerprint
+                       r.correlation_key, r.created_at, r.created_at, r.fingerprint, CAST(r.tags AS jsonb)
                   FROM unnest(CAST(? AS uuid[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS integer[]),
                               CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS bigint[]),
                               CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]),
-                              CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS text[])) WITH ORDINALITY
+                              CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS text[]), CAST(? AS text[]))
+                       WITH ORDINALITY
                        AS r(run_id, tenant, workflow_name, revision, status, tier, node_states, last_seq, checksum, input,
-                            output, idempotency_key, correlation_key, created_at, fingerprint, ord)
+                            output, idempotency_key, correlation_key, created_at, fingerprint, tags, ord)
                  WHERE %s
                  ORDER BY r.ord
                 ON CONFLICT (tenant, workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
@@ -197,7 +203,8 @@ public class RunRows {
         String[] tenants = new String[runs], workflows = new String[runs], statuses = new String[runs],
                 tiers = new String[runs], nodeStates = new String[runs], checksums = new String[runs],
                 inputs = new String[runs], outputs = new String[runs], keys = new String[runs],
-                correlations = new String[runs], createdAt = new String[runs], fingerprints = new String[runs];
+                correlations = new String[runs], createdAt = new String[runs], fingerprints = new String[runs],
+                tags = new String[runs];
         Integer[] revisions = new Integer[runs];
         Long[] lastSeqs = new Long[runs];
         List<Object[]> history = new ArrayList<>();
@@ -219,6 +226,7 @@ public class RunRows {
             correlations[i] = run.correlationKey();
             createdAt[i] = SqlTimestamps.text(start.createdAt());
             fingerprints[i] = run.fingerprint();
+            tags[i] = run.tags();
             for (Transition t : start.transitions()) {
                 history.add(new Object[] {run.runId(), t.seq(), createdAt[i], t.node(), t.from(), t.to(), t.cause()});
             }
@@ -241,6 +249,7 @@ public class RunRows {
                 insert.setArray(++p, connection.createArrayOf("text", correlations));
                 insert.setArray(++p, connection.createArrayOf("text", createdAt));
                 insert.setArray(++p, connection.createArrayOf("text", fingerprints));
+                insert.setArray(++p, connection.createArrayOf("text", tags));
                 String[] historyTypes = {"uuid", "bigint", "text", "text", "text", "text", "text"};
                 for (int c = 0; c < historyTypes.length; c++) {
                     insert.setArray(++p, connection.createArrayOf(historyTypes[c], column(history, c)));
@@ -318,6 +327,7 @@ public class RunRows {
                     insert.setObject(p + 17, run.parent() == null ? null : run.parent().runId(), java.sql.Types.OTHER);
                     insert.setString(p + 18, run.parent() == null ? null : run.parent().node());
                     insert.setObject(p + 19, run.parent() == null ? null : run.parent().attempt(), java.sql.Types.INTEGER);
+                    insert.setString(p + 20, run.tags());
                 }
                 Set<UUID> inserted = new HashSet<>();
                 try (ResultSet keys = insert.executeQuery()) {

@@ -9,6 +9,7 @@ import dev.ductor.run.core.NodeState;
 import dev.ductor.run.core.TickLimits;
 import dev.ductor.run.core.RunSnapshot;
 import dev.ductor.run.core.RunStatus;
+import dev.ductor.run.core.RunTags;
 import dev.ductor.run.core.Tick;
 import dev.ductor.run.core.TickResult;
 import dev.ductor.run.core.Transition;
@@ -191,7 +192,7 @@ public class RunStarter {
                 first.status().name(), request.tier(), codec.write(ordered), first.lastSeq(),
                 RunCommitter.checksum(request.tier(), first), json.write(request.input()), json.write(first.output()),
                 request.idempotencyKey(), request.correlationKey(),
-                request.idempotencyKey() == null ? null : request.fingerprint(), r.parent());
+                request.idempotencyKey() == null ? null : request.fingerprint(), r.parent(), RunTags.json(request.tags()));
         List<Transition> transitions = new ArrayList<>();
         transitions.add(new Transition(1, null, null, RunStatus.RUNNING.name(), "started on revision " + pinned.revision()));
         transitions.addAll(first.transitions());
@@ -200,6 +201,9 @@ public class RunStarter {
         ordered.forEach((id, n) -> nodes.put(id, RunView.NodeView.of(n)));
         RunView answer = new RunView(runId, r.workflow(), pinned.revision(), first.status().name(), request.tier(),
                 request.idempotencyKey(), request.correlationKey(), nodes, request.input(), first.output(), 0, now, now);
+        if (request.tags() != null) { // most starts have none: no second view for them on the hot path
+            answer = answer.withTags(request.tags());
+        }
         return new Prepared(r, now, row, transitions, outbox.items(runId, r.tenant(), request.tier(), first.effects(), now), answer,
                 first.effects().stream().filter(Effect.StartChild.class::isInstance).map(Effect.StartChild.class::cast).toList());
     }

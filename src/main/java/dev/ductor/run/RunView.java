@@ -13,7 +13,7 @@ import java.util.UUID;
  * A run as the API shows it; {@code version} is the {@code db_record_version}, also sent as the ETag.
  * {@code deadLetters} is present only on a single run's GET, and only while the run is parked as poison.
  * {@code integrity} is absent for a run whose row matches its checksum, {@code "corrupt"} when it does not (listed,
- * so a page still serves; a single GET of it is refused instead).
+ * so a page still serves; a single GET of it is refused instead). {@code tags} is absent for a run started without.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @RegisterForReflection
@@ -34,13 +34,14 @@ public record RunView(
         String integrity,
         DeadLetters deadLetters,
         @JsonInclude(JsonInclude.Include.ALWAYS) UUID parentRunId,
-        List<ChildView> children) {
+        List<ChildView> children,
+        Map<String, String> tags) {
 
     public RunView(UUID runId, String workflow, int revision, String status, String tier, String idempotencyKey,
                    String correlationKey, Map<String, NodeView> nodes, JsonNode input, JsonNode output, long version,
                    Instant createdAt, Instant updatedAt, String integrity, DeadLetters deadLetters) {
         this(runId, workflow, revision, status, tier, idempotencyKey, correlationKey, nodes, input, output, version,
-                createdAt, updatedAt, integrity, deadLetters, null, null);
+                createdAt, updatedAt, integrity, deadLetters, null, null, null);
     }
 
     /** A run that passed verification (or was just written), without an integrity mark. */
@@ -61,13 +62,19 @@ public record RunView(
 
     public RunView withDeadLetters(DeadLetters parked) {
         return new RunView(runId, workflow, revision, status, tier, idempotencyKey, correlationKey, nodes, input, output,
-                version, createdAt, updatedAt, integrity, parked, parentRunId, children);
+                version, createdAt, updatedAt, integrity, parked, parentRunId, children, tags);
     }
 
     /** The run with the parent it answers to (null for a top-level run) and the child runs its nodes started. */
     public RunView withFamily(UUID parent, List<ChildView> started) {
         return new RunView(runId, workflow, revision, status, tier, idempotencyKey, correlationKey, nodes, input, output,
-                version, createdAt, updatedAt, integrity, deadLetters, parent, started);
+                version, createdAt, updatedAt, integrity, deadLetters, parent, started, tags);
+    }
+
+    /** The run with the tags it was started with, sorted by key; null (left out of the JSON) when it has none. */
+    public RunView withTags(Map<String, String> startedWith) {
+        return new RunView(runId, workflow, revision, status, tier, idempotencyKey, correlationKey, nodes, input, output,
+                version, createdAt, updatedAt, integrity, deadLetters, parentRunId, children, startedWith);
     }
 
     /** A child run a {@code workflow} node started: one per attempt. */

@@ -67,6 +67,14 @@ public class WorkflowRunEntity extends PanacheEntityBase {
     @Column(insertable = false, updatable = false)
     public Integer parentAttempt;
 
+    /**
+     * The run's tags as a JSON object, null for none; set once, at start, by {@link RunRows}, and never in an UPDATE: a
+     * column a tick wrote could not be indexed without losing the tick's HOT update (V11, V17).
+     */
+    @JdbcTypeCode(SqlTypes.JSON)
+    @Column(insertable = false, updatable = false)
+    public String tags;
+
     public Instant createdAt;
 
     public Instant updatedAt;

@@ -25,14 +25,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The examples of META-INF/openapi.yaml, as {@code /q/openapi} serves them, have the shape of what the API really
  * answers: the same field names, the same JSON types, and a field left out where the API leaves it out. Each real
  * response is produced from the example's own request (the {@code order} workflow, the {@code start} body) in a fresh
- * tenant. The content of payloads (input, output, payload, the rejected body) is the caller's, so only its type counts.
+ * tenant. The content of payloads (input, output, payload, the rejected body) and of tags is the caller's, so only its type counts.
  */
 @QuarkusTest
 @Tag("api")
 class ApiExamplesMatchTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final Set<String> PAYLOADS = Set.of("input", "output", "payload", "rejected");
+    private static final Set<String> PAYLOADS = Set.of("input", "output", "payload", "rejected", "tags");
 
     @Inject
     DevTokenIssuer issuer;
@@ -66,7 +66,8 @@ class ApiExamplesMatchTest {
         matches("run-started", started, 201);
         String runId = started.jsonPath().getString("runId");
         String second = api.start("order", "{\"input\": {\"orderId\": \"A-1002\", \"amount\": 7.5, \"gift\": false,"
-                + " \"lines\": [{\"sku\": \"D-3\"}]}, \"idempotencyKey\": \"order-A-1002\", \"tier\": \"interactive\"}");
+                + " \"lines\": [{\"sku\": \"D-3\"}]}, \"idempotencyKey\": \"order-A-1002\", \"tier\": \"interactive\","
+                + " \"tags\": {\"customer\": \"c-43\"}}");
         // The examples show a run waiting for its signal: reserve SUCCEEDED, the gift branch SKIPPED, the fan-out pick
         // and the child run of pack SUCCEEDED, paid WAITING. Both runs are compared only once there, or the page would
         // race the worker.

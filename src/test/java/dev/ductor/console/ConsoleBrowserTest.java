@@ -316,6 +316,38 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void theRunsPageFiltersByATagAndTheRunPageShowsTheRunsTags() {
+        String orders = define("tagged", "{\"nodes\": [{\"id\": \"paid\", \"type\": \"signal\", \"signal\": \"paid\"}]}");
+        String customer = "c-" + UUID.randomUUID().toString().substring(0, 6);
+        String web = start(orders, "{\"tags\": {\"customer\": \"" + customer + "\", \"channel\": \"web\"}}");
+        String phone = start(orders, "{\"tags\": {\"customer\": \"" + customer + "\", \"channel\": \"phone\"}}");
+        String untagged = start(orders, "{}");
+        try (Browser browser = Browser.open(base)) {
+            browser.signInAs("client");
+            browser.go("/console/runs");
+            browser.find("[data-run='" + untagged + "']");
+            WebElement tag = browser.find("[data-filter='tag']");
+            tag.sendKeys("customer:" + customer);
+            tag.sendKeys(org.openqa.selenium.Keys.ENTER);
+            browser.until(d -> d.findElements(By.cssSelector("[data-runs] tbody tr")).size() == 2
+                    && !d.findElements(By.cssSelector("[data-run='" + web + "'] [data-tag='channel:web']")).isEmpty()
+                    && !d.findElements(By.cssSelector("[data-run='" + phone + "'] [data-tag='customer:" + customer + "']")).isEmpty(),
+                    "the two runs of that customer, with their tags");
+            assertTrue(browser.driver.getCurrentUrl().contains("tag=customer"), "the filter is in the address, to share");
+
+            browser.go("/console/runs/" + web);
+            browser.until(d -> !d.findElements(By.cssSelector("[data-run-tags] [data-tag='channel:web']")).isEmpty()
+                    && !d.findElements(By.cssSelector("[data-run-tags] [data-tag='customer:" + customer + "']")).isEmpty(),
+                    "the run page shows its tags");
+            click(browser, "[data-run-tags] [data-tag='channel:web']");
+            browser.until(d -> d.findElements(By.cssSelector("[data-runs] tbody tr")).size() >= 1
+                    && d.findElements(By.cssSelector("[data-runs] tbody tr:not(:has([data-tag='channel:web']))")).isEmpty()
+                    && !d.findElements(By.cssSelector("[data-run='" + web + "']")).isEmpty(),
+                    "a tag links to the runs carrying it");
+        }
+    }
+
+    @Test
     void anOperatorResetsAFailedRunOntoTheFixedRevisionA409KeepsTheChoiceAndTheRunEndsSucceeded() {
         String broken = """
                 {"nodes": [

@@ -6,6 +6,8 @@ import dev.ductor.sdk.DuctorClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+
+import java.util.List;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -32,6 +34,8 @@ final class BulkCommands implements Runnable {
               @Option(names = "--revision", paramLabel = "N") Integer revision,
               @Option(names = "--created-before", paramLabel = "INSTANT") String createdBefore,
               @Option(names = "--created-after", paramLabel = "INSTANT") String createdAfter,
+              @Option(names = "--tag", paramLabel = "KEY:VALUE", description = "runs carrying this tag; repeat for runs carrying all")
+              List<String> tags,
               @Option(names = "--to-current-revision", description = "a reset pins the runs to the workflow's current revision") boolean toCurrent,
               @Option(names = "--dry-run", description = "only count the runs that match") boolean dryRun,
               @Option(names = "--wait", description = "wait until the job has gone through every run") boolean wait) throws InterruptedException {
@@ -51,6 +55,9 @@ final class BulkCommands implements Runnable {
         }
         if (createdAfter != null) {
             filter.put("createdAfter", createdAfter);
+        }
+        if (tags != null && !tags.isEmpty()) {
+            tags.forEach(filter.putArray("tag")::add);
         }
         if (toCurrent) {
             body.put("toRevision", "current");

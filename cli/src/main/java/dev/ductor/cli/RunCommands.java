@@ -45,12 +45,14 @@ final class RunCommands implements Runnable {
               @Option(names = "--input-file", paramLabel = "FILE") Path inputFile,
               @Option(names = "--idempotency-key", paramLabel = "KEY", description = "the same key and input again: the same run") String key,
               @Option(names = "--tier", paramLabel = "TIER") String tier,
+              @Option(names = "--tag", paramLabel = "KEY=VALUE",
+                      description = "a tag to find the run by later (run list --tag KEY:VALUE); repeatable") Map<String, String> tags,
               @Option(names = "--wait", description = "wait until the run finishes; exit 1 unless it SUCCEEDED") boolean wait,
               @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "PT10M",
                       description = "how long --wait waits (ISO-8601, default PT10M)") Duration timeout) {
         JsonNode body = root.readJson(input, inputFile, "the input");
         DuctorClient client = root.client("client");
-        Run run = client.startRun(workflow, body, new StartOptions(key, tier));
+        Run run = client.startRun(workflow, body, new StartOptions(key, tier).tags(tags));
         if (!wait) {
             show(run);
             return DuctorCli.OK;
@@ -79,9 +81,11 @@ final class RunCommands implements Runnable {
     @Command(name = "list", description = "Run summaries (no input or output: 'run get' has them), newest first; --cursor pages on (the last line names the next cursor).")
     int list(@Option(names = "--workflow", paramLabel = "NAME") String workflow,
              @Option(names = "--status", paramLabel = "STATUS", description = "RUNNING, SUCCEEDED, FAILED or CANCELLED") String status,
+             @Option(names = "--tag", paramLabel = "KEY:VALUE", description = "runs carrying this tag; repeat for runs carrying all")
+             List<String> tags,
              @Option(names = "--limit", paramLabel = "N", defaultValue = "20", description = "runs per page, 1-200 (default 20)") int limit,
              @Option(names = "--cursor", paramLabel = "CURSOR", description = "where the previous page ended") String cursor) {
-        Page<RunSummary> page = root.client("client").listRuns(new RunQuery(workflow, status, limit, cursor));
+        Page<RunSummary> page = root.client("client").listRuns(new RunQuery(workflow, status, limit, cursor, tags));
         if (root.json()) {
             var node = DuctorCli.JSON.createObjectNode();
             var items = node.putArray("items");
@@ -89,9 +93,10 @@ final class RunCommands implements Runnable {
             node.put("nextCursor", page.nextCursor());
             root.printJson(node);
         } else {
-            Table table = new Table("RUN", "WORKFLOW", "STATUS", "VERSION", "CREATED");
+            Table table = new Table("RUN", "WORKFLOW", "STATUS", "VERSION", "CREATED", "TAGS");
             for (RunSummary run : page.items()) {
-                table.row(run.runId(), run.workflow(), run.status(), Long.toString(run.version()), run.createdAt());
+                table.row(run.runId(), run.workflow(), run.status(), Long.toString(run.version()), run.createdAt(),
+                        tags(run.tags()));
             }
             table.print(root.env.out());
             if (page.hasMore()) {
@@ -250,6 +255,9 @@ final class RunCommands implements Runnable {
         if (run.parentRunId() != null) {
             root.println("parent run " + run.parentRunId());
         }
+        if (!run.tags().isEmpty()) {
+            root.println("tags " + tags(run.tags()));
+        }
         Table table = new Table("NODE", "STATE", "ATTEMPTS", "OUTPUT / ERROR");
         for (Iterator<Map.Entry<String, JsonNode>> nodes = run.nodes().fields(); nodes.hasNext(); ) {
             Map.Entry<String, JsonNode> node = nodes.next();
@@ -269,6 +277,13 @@ final class RunCommands implements Runnable {
         if (run.output() != null) {
             root.println("output: " + run.output());
         }
+    }
+
+    /** Tags as {@code run list --tag} takes them, {@code key:value} each, space-separated. */
+    private static String tags(Map<String, String> tags) {
+        StringBuilder text = new StringBuilder();
+        tags.forEach((key, value) -> text.append(text.length() == 0 ? "" : " ").append(key).append(':').append(value));
+        return text.toString();
     }
 
     /** What the workflow language adds to a node's line: a fan-out's progress, why it was skipped, its child run. */

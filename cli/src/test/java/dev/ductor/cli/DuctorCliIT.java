@@ -101,6 +101,42 @@ class DuctorCliIT {
     }
 
     @Test
+    void runStartTagsARunThatRunListFindsByItsTags() throws Exception {
+        String workflow = apply(unique("tagged"), "[{\"id\": \"wait\", \"type\": \"signal\", \"signal\": \"go\"}]");
+        String customer = unique("c");
+        Result started = cli("run", "start", workflow, "--tag", "customer=" + customer, "--tag", "channel=web", "-o", "json");
+        assertEquals(0, started.code(), started.err());
+        String runId = started.json().path("runId").asText();
+        assertEquals(customer, started.json().path("tags").path("customer").asText(), started.out());
+        assertEquals(0, cli("run", "start", workflow, "--tag", "customer=" + customer, "--tag", "channel=phone").code());
+        assertEquals(0, cli("run", "start", workflow).code());
+
+        Result byCustomer = cli("run", "list", "--tag", "customer:" + customer);
+        assertEquals(0, byCustomer.code(), byCustomer.err());
+        assertEquals(2, byCustomer.out().lines().filter(l -> l.contains(workflow)).count(), byCustomer.out());
+        assertTrue(byCustomer.out().contains("TAGS"), byCustomer.out());
+        assertTrue(byCustomer.out().lines().anyMatch(l -> l.startsWith(runId) && l.endsWith("channel:web customer:" + customer)),
+                byCustomer.out());
+
+        JsonNode both = cli("run", "list", "--tag", "customer:" + customer, "--tag", "channel:web", "-o", "json").json();
+        assertEquals(1, both.path("items").size(), both.toString());
+        assertEquals(runId, both.path("items").get(0).path("runId").asText());
+
+        Result get = cli("run", "get", runId);
+        assertTrue(get.out().contains("tags channel:web customer:" + customer), get.out());
+
+        Result badFilter = cli("run", "list", "--tag", "no-colon");
+        assertEquals(1, badFilter.code(), "the server's 400: " + badFilter.err());
+        assertTrue(badFilter.err().contains("400") && badFilter.err().contains("key:value"), badFilter.err());
+        Result badTag = cli("run", "start", workflow, "--tag", "bad key=x");
+        assertEquals(1, badTag.code(), badTag.err());
+        assertTrue(badTag.err().contains("tags.bad key"), badTag.err());
+        assertEquals(2, cli("run", "start", workflow, "--tag", "no-equals-sign").code(), "a usage error");
+        assertEquals(3, cli("run", "list", "--workflow", workflow, "-o", "json").json().path("items").size(),
+                "the refused starts started nothing");
+    }
+
+    @Test
     void runGetPrintsSkippedNodesAFanOutsProgressAndChildAndParentRuns() throws Exception {
         String leaf = apply(unique("leaf"), "[{\"id\": \"pack\", \"type\": \"task\", \"handler\": \"echo\"}]");
         String workflow = apply(unique("lang"), """

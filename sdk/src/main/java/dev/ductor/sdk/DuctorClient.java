@@ -119,6 +119,9 @@ public final class DuctorClient {
         if (opts.tier() != null) {
             body.put("tier", opts.tier());
         }
+        if (opts.tags() != null) {
+            opts.tags().forEach(body.putObject("tags")::put);
+        }
         return new Run(exchange("POST", "/workflows/" + segment(workflow) + "/runs", body, Map.of(), requestTimeout).body);
     }
 
@@ -137,6 +140,7 @@ public final class DuctorClient {
         param(params, "status", q.status());
         param(params, "limit", q.limit() == null ? null : q.limit().toString());
         param(params, "cursor", q.cursor());
+        q.tags().forEach(tag -> param(params, "tag", tag));
         JsonNode page = exchange("GET", "/runs" + params, null, Map.of(), requestTimeout).body;
         List<RunSummary> runs = new ArrayList<>();
         for (JsonNode item : page.path("items")) {

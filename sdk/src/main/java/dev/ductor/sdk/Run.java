@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -137,6 +138,11 @@ public final class Run {
         public boolean isSkipped() {
             return "SKIPPED".equals(state);
         }
+    }
+
+    /** The tags the run was started with, sorted by key; empty for a run started without. */
+    public Map<String, String> tags() {
+        return Tags.of(json.path("tags"));
     }
 
     /** The run's output (set once it SUCCEEDED), or null. */

@@ -2,6 +2,8 @@ package dev.ductor.sdk;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import java.util.Map;
+
 /**
  * A run as {@code GET /api/v1/runs} lists it: its header and each node's {@code state} and {@code attempts}, without
  * input, output or any node's output or error ({@link DuctorClient#getRun} has those). {@link #json()} has every field.
@@ -53,6 +55,11 @@ public final class RunSummary {
 
     public String updatedAt() {
         return json.path("updatedAt").asText(null);
+    }
+
+    /** The tags the run was started with, sorted by key; empty for a run started without. */
+    public Map<String, String> tags() {
+        return Tags.of(json.path("tags"));
     }
 
     /** {@code {id: {state, attempts}}}, in the definition's order. */

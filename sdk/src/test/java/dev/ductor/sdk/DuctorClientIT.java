@@ -140,6 +140,27 @@ class DuctorClientIT {
     }
 
     @Test
+    void runsStartedWithTagsAreFoundByThem() {
+        String name = unique("tagged");
+        admin.putWorkflow(name, json("{\"nodes\": [{\"id\": \"a\", \"type\": \"task\", \"handler\": \"noop\"}]}"), null);
+        String customer = unique("c");
+        Run web = client.startRun(name, Map.of(), StartOptions.none().tag("customer", customer).tag("channel", "web"));
+        assertEquals(Map.of("customer", customer, "channel", "web"), web.tags());
+        client.startRun(name, Map.of(), StartOptions.none().tags(Map.of("customer", customer, "channel", "phone")));
+        Run untagged = client.startRun(name, Map.of(), null);
+        assertTrue(untagged.tags().isEmpty(), untagged.toString());
+
+        Page<RunSummary> byCustomer = client.listRuns(RunQuery.all().tag("customer", customer));
+        assertEquals(2, byCustomer.items().size(), byCustomer.items().toString());
+        Page<RunSummary> both = client.listRuns(RunQuery.all().workflow(name).tag("customer", customer).tag("channel", "web"));
+        assertEquals(1, both.items().size());
+        assertEquals(web.runId(), both.items().get(0).runId());
+        assertEquals("web", both.items().get(0).tags().get("channel"));
+        assertEquals(Map.of("customer", customer, "channel", "web"), client.getRun(web.runId()).tags());
+        assertThrows(InvalidRequestException.class, () -> client.startRun(name, Map.of(), StartOptions.none().tag("bad key", "x")));
+    }
+
+    @Test
     void signalsAreDeliveredOnceAndAFinishedRunRefusesThemAndCancellation() {
         String name = unique("signal");
         admin.putWorkflow(name, json("{\"nodes\": [{\"id\": \"paid\", \"type\": \"signal\", \"signal\": \"paid\"}]}"), null);

@@ -12,6 +12,7 @@ import dev.ductor.error.VersionConflictException;
 import dev.ductor.queue.DeadLetters;
 import dev.ductor.run.RunOperations;
 import dev.ductor.run.RunReset;
+import dev.ductor.run.RunTagFilter;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -58,22 +59,27 @@ public class BulkActions {
 
     @Inject DuctorConfig config;
 
-    /** The filter of a request, checked: {@code {workflow?, status?, revision?, createdBefore?, createdAfter?}}. */
-    public record Filter(String workflow, String status, Integer revision, Instant createdBefore, Instant createdAfter) {
+    /**
+     * The filter of a request, checked: {@code {workflow?, status?, revision?, createdBefore?, createdAfter?, tag?}};
+     * {@code tag} is {@code "key:value"} or a list of them, all of which a run must carry ({@link RunTagFilter}).
+     */
+    public record Filter(String workflow, String status, Integer revision, Instant createdBefore, Instant createdAfter,
+                         RunTagFilter tags) {
+
+        private static final Set<String> FIELDS = Set.of("workflow", "status", "revision", "createdBefore", "createdAfter", "tag");
 
         public static Filter of(JsonNode filter) {
             if (filter == null || filter.isNull()) {
-                return new Filter(null, null, null, null, null);
+                return new Filter(null, null, null, null, null, RunTagFilter.NONE);
             }
             if (!filter.isObject()) {
-                throw new BadRequestException("filter", "must be an object {workflow?, status?, revision?, createdBefore?, createdAfter?}");
+                throw new BadRequestException("filter", "must be an object {workflow?, status?, revision?, createdBefore?, createdAfter?, tag?}");
             }
             for (var names = filter.fieldNames(); names.hasNext(); ) {
                 String name = names.next();
-                if (!Set.of("workflow", "status", "revision", "createdBefore", "createdAfter").contains(name)) {
-                    throw new BadRequestException("filter." + name, name.equals("tag")
-                            ? "runs carry no tags yet: filter by workflow, status, revision, createdBefore or createdAfter"
-                            : "unknown filter field; use workflow, status, revision, createdBefore or createdAfter");
+                if (!FIELDS.contains(name)) {
+                    throw new BadRequestException("filter." + name,
+                            "unknown filter field; use workflow, status, revision, createdBefore, createdAfter or tag");
                 }
             }
             String status = text(filter, "status");
@@ -85,7 +91,29 @@ public class BulkActions {
                 throw new BadRequestException("filter.revision", "must be a revision number (1, 2, ...)");
             }
             return new Filter(text(filter, "workflow"), status, revision == null || revision.isNull() ? null : revision.asInt(),
-                    instant(filter, "createdBefore"), instant(filter, "createdAfter"));
+                    instant(filter, "createdBefore"), instant(filter, "createdAfter"), tags(filter));
+        }
+
+        /** {@code "key:value"} or {@code ["key:value", ...]}. */
+        private static RunTagFilter tags(JsonNode filter) {
+            JsonNode tag = filter.get("tag");
+            if (tag == null || tag.isNull()) {
+                return RunTagFilter.NONE;
+            }
+            List<String> tags = new ArrayList<>();
+            if (tag.isTextual()) {
+                tags.add(tag.asText());
+            } else if (tag.isArray() && !tag.isEmpty()) {
+                for (JsonNode each : tag) {
+                    if (!each.isTextual()) {
+                        throw new BadRequestException("filter.tag", "filter.tag must be \"key:value\" or a list of them");
+                    }
+                    tags.add(each.asText());
+                }
+            } else {
+                throw new BadRequestException("filter.tag", "filter.tag must be \"key:value\" or a list of them");
+            }
+            return RunTagFilter.of(tags, "filter.tag");
         }
 
         private static String text(JsonNode filter, String field) {
@@ -129,6 +157,10 @@ public class BulkActions {
             if (createdAfter != null) {
                 sql.append(" AND r.created_at >= :after");
                 params.put("after", createdAfter);
+            }
+            if (!tags.isEmpty()) {
+                sql.append(" AND ").append(tags.predicate("r", ":tags"));
+                params.put("tags", tags.containment());
             }
             return sql.toString();
         }

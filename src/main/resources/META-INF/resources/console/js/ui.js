@@ -111,3 +111,14 @@ export function freshKey(prefix) {
   const id = crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2);
   return `${prefix}-${id}`;
 }
+
+// A run's tags as chips, key:value as the list's tag filter takes them; a link to the runs carrying that tag when
+// `linked`. Nothing for a run without tags.
+export function tagChips(tags, linked) {
+  return Object.entries(tags || {}).map(([key, value]) => {
+    const text = `${key}:${value}`;
+    return linked
+      ? h('a', { class: 'tag', href: '/console/runs?tag=' + encodeURIComponent(text), 'data-link': '', 'data-tag': text }, text)
+      : h('span', { class: 'tag', 'data-tag': text }, text);
+  });
+}

@@ -1,6 +1,6 @@
 // One run: its DAG coloured by state (live, pushed by the server), the selected node's attempts, output and error,
 // a timeline of attempts from the history, the history table, input and output, and the actions the role allows.
-import { h, clear, badge, mono, when, json, problem, notice, freshKey } from '../ui.js';
+import { h, clear, badge, mono, when, json, problem, notice, freshKey, tagChips } from '../ui.js';
 import { request, get, enc, ApiError } from '../api.js';
 import { can } from '../auth.js';
 import { drawDag } from '../dag.js';
@@ -87,6 +87,7 @@ export function render(main, [runId]) {
       h('dt', {}, 'Tier'), h('dd', {}, run.tier),
       h('dt', {}, 'Idempotency key'), h('dd', {}, run.idempotencyKey ? mono(run.idempotencyKey) : '—'),
       run.correlationKey ? [h('dt', {}, 'Correlation key'), h('dd', {}, mono(run.correlationKey))] : null,
+      run.tags ? [h('dt', {}, 'Tags'), h('dd', { 'data-run-tags': '' }, tagChips(run.tags, true))] : null,
       h('dt', {}, 'Started'), h('dd', {}, when(run.createdAt)),
       h('dt', {}, 'Updated'), h('dd', {}, when(run.updatedAt)),
       run.deadLetters ? [h('dt', {}, 'Parked'), h('dd', {}, h('span', { class: 'badge s-FAILED' }, `${run.deadLetters.items} dead letters`), ' ', run.deadLetters.lastError || '')] : null));

@@ -1,8 +1,8 @@
-// Runs: filter by workflow and status, find by run id or idempotency key, page by cursor, refresh every 3 s (pausable),
+// Runs: filter by workflow, status and tag (key:value), find by run id or idempotency key, page by cursor, refresh every 3 s (pausable),
 // select runs to cancel or retry in bulk, or reset/cancel every run the filter matches through a server-side bulk
 // action (previewed first). The list answers summaries (each node's state and attempts, no input or output), so a
 // refresh costs the same whatever the runs carry; the run page reads the full run.
-import { h, clear, badge, mono, shortId, ago, when, problem, notice } from '../ui.js';
+import { h, clear, badge, mono, shortId, ago, when, problem, notice, tagChips } from '../ui.js';
 import { request, get, enc, ApiError } from '../api.js';
 import { can } from '../auth.js';
 
@@ -12,7 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function render(main, _params, { navigate }) {
   const q = new URLSearchParams(location.search);
-  const filter = { workflow: q.get('workflow') || '', status: q.get('status') || '', key: q.get('key') || '' };
+  const filter = { workflow: q.get('workflow') || '', status: q.get('status') || '', key: q.get('key') || '', tag: q.get('tag') || '' };
   const cursors = [null];
   let page = 0;
   let paused = false;
@@ -22,6 +22,8 @@ export function render(main, _params, { navigate }) {
   const wfSelect = h('select', { 'data-filter': 'workflow' }, h('option', { value: '' }, 'all workflows'));
   const statusSelect = h('select', { 'data-filter': 'status' }, STATUSES.map(s => h('option', { value: s }, s || 'any status')));
   statusSelect.value = filter.status;
+  // One tag, key:value as the API takes it; the server says what is wrong with one it cannot read.
+  const tagInput = h('input', { type: 'text', placeholder: 'tag key:value, e.g. customer:c-42', size: 28, 'data-filter': 'tag', value: filter.tag });
   const search = h('input', { type: 'text', placeholder: 'run id or idempotency key', size: 38, 'data-filter': 'search', value: filter.key });
   const pauseBtn = h('button', { 'data-action': 'pause' }, 'Pause');
   const liveMark = h('span', { class: 'live on' }, h('span', { class: 'dot' }), 'refreshing every 3 s');
@@ -41,10 +43,12 @@ export function render(main, _params, { navigate }) {
     filter.workflow = wfSelect.value;
     filter.status = statusSelect.value;
     filter.key = search.value.trim();
+    filter.tag = tagInput.value.trim();
     const s = new URLSearchParams();
     if (filter.workflow) s.set('workflow', filter.workflow);
     if (filter.status) s.set('status', filter.status);
     if (filter.key) s.set('key', filter.key);
+    if (filter.tag) s.set('tag', filter.tag);
     history.replaceState({}, '', '/console/runs' + (s.toString() ? '?' + s : ''));
     cursors.length = 1; page = 0; selected.clear();
     load();
@@ -52,6 +56,7 @@ export function render(main, _params, { navigate }) {
   wfSelect.addEventListener('change', apply);
   statusSelect.addEventListener('change', apply);
   search.addEventListener('keydown', e => { if (e.key === 'Enter') findOrFilter(); });
+  tagInput.addEventListener('keydown', e => { if (e.key === 'Enter') apply(); });
 
   async function findOrFilter() {
     const text = search.value.trim();
@@ -79,6 +84,7 @@ export function render(main, _params, { navigate }) {
     if (filter.workflow) s.set('workflow', filter.workflow);
     if (filter.status) s.set('status', filter.status);
     if (filter.key) s.set('idempotencyKey', filter.key);
+    if (filter.tag) s.set('tag', filter.tag);
     if (cursors[page]) s.set('cursor', cursors[page]);
     try {
       const data = await get('/runs?' + s);
@@ -97,20 +103,21 @@ export function render(main, _params, { navigate }) {
     clear(table, items.length === 0 ? h('div', { class: 'panel muted', 'data-empty': '' }, 'No runs match.') :
       h('table', { 'data-runs': '' },
         h('thead', {}, h('tr', {}, h('th', { style: 'width:24px' }, all), h('th', {}, 'Run'), h('th', {}, 'Workflow'),
-          h('th', {}, 'Status'), h('th', {}, 'Nodes'), h('th', {}, 'Idempotency key'), h('th', {}, 'Tier'), h('th', {}, 'Started'), h('th', {}, 'Updated'))),
+          h('th', {}, 'Status'), h('th', {}, 'Nodes'), h('th', {}, 'Idempotency key'), h('th', {}, 'Tags'), h('th', {}, 'Tier'), h('th', {}, 'Started'), h('th', {}, 'Updated'))),
         h('tbody', {}, items.map(r => {
           const box = h('input', { type: 'checkbox', checked: selected.has(r.runId), 'data-select': r.runId });
           box.addEventListener('click', e => e.stopPropagation());
           box.addEventListener('change', () => { box.checked ? selected.add(r.runId) : selected.delete(r.runId); drawBulk(); });
           const nodes = Object.values(r.nodes || {});
           const done = nodes.filter(n => n.state === 'SUCCEEDED' || n.state === 'SKIPPED').length;
-          return h('tr', { class: 'clickable', 'data-run': r.runId, onclick: () => navigate('/console/runs/' + r.runId) },
+          return h('tr', { class: 'clickable', 'data-run': r.runId, onclick: e => { if (!e.target.closest('a[data-link]')) navigate('/console/runs/' + r.runId); } },
             h('td', {}, box),
             h('td', {}, h('a', { href: '/console/runs/' + r.runId, 'data-link': '' }, mono(shortId(r.runId), { title: r.runId }))),
             h('td', {}, r.workflow, h('span', { class: 'muted' }, ` r${r.revision}`)),
             h('td', {}, badge(r.status)),
             h('td', { class: 'mono' }, `${done}/${nodes.length}`),
             h('td', {}, r.idempotencyKey ? mono(r.idempotencyKey) : h('span', { class: 'muted' }, '—')),
+            h('td', { 'data-tags': '' }, r.tags ? tagChips(r.tags, true) : h('span', { class: 'muted' }, '—')),
             h('td', {}, r.tier),
             h('td', { title: r.createdAt }, when(r.createdAt)),
             h('td', { title: r.updatedAt }, ago(r.updatedAt)));
@@ -139,6 +146,7 @@ export function render(main, _params, { navigate }) {
   async function serverBulk(action) {
     const f = {};
     if (filter.workflow) f.workflow = filter.workflow;
+    if (filter.tag) f.tag = filter.tag;
     f.status = filter.status || (action === 'reset' ? 'FAILED' : 'RUNNING');
     let preview;
     try {
@@ -208,9 +216,9 @@ export function render(main, _params, { navigate }) {
 
   main.append(...[
     h('h1', {}, 'Runs', h('span', { class: 'grow' }), liveMark, pauseBtn),
-    h('div', { class: 'panel row' }, wfSelect, statusSelect, search,
+    h('div', { class: 'panel row' }, wfSelect, statusSelect, tagInput, search,
       h('button', { 'data-action': 'search', onclick: findOrFilter }, 'Search'),
-      h('button', { onclick: () => { search.value = ''; wfSelect.value = ''; statusSelect.value = ''; apply(); } }, 'Clear')),
+      h('button', { onclick: () => { search.value = ''; tagInput.value = ''; wfSelect.value = ''; statusSelect.value = ''; apply(); } }, 'Clear')),
     can('start') ? startForm(navigate) : null,
     message, bulk, serverBox, table, pager].filter(Boolean));
   load();
