@@ -33,4 +33,13 @@ public final class Versions {
         }
         return OptionalLong.of(Long.parseLong(etag.group(2)));
     }
+
+    /** The answer to a delete of an event-sourced resource: its name and the version its stream ended at. */
+    public static java.util.Map<String, Object> deleted(String name, long version) {
+        java.util.Map<String, Object> answer = new java.util.LinkedHashMap<>();
+        answer.put("name", name);
+        answer.put("deleted", true);
+        answer.put("version", version);
+        return answer;
+    }
 }
