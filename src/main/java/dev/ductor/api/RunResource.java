@@ -82,9 +82,9 @@ public class RunResource {
 
     @GET
     public RunPage list(@QueryParam("workflow") String workflow, @QueryParam("status") String status,
-                        @QueryParam("idempotencyKey") String idempotencyKey,
+                        @QueryParam("idempotencyKey") String idempotencyKey, @QueryParam("runId") String runId,
                         @QueryParam("limit") @WholeNumber String limit, @QueryParam("cursor") String cursor) {
-        return runs.list(caller.tenant(), workflow, status, idempotencyKey, limit == null ? null : Integer.valueOf(limit), cursor);
+        return runs.list(caller.tenant(), workflow, status, idempotencyKey, runId, limit == null ? null : Integer.valueOf(limit), cursor);
     }
 
     @GET

@@ -43,6 +43,11 @@ public class RunQueries {
      */
     public static final int MAX_LIMIT = 200;
     public static final int DEFAULT_LIMIT = 50;
+    /** How many of a tenant's newest runs a search by part of a run id looks through. */
+    public static final int RUN_ID_SEARCH_WINDOW = 10_000;
+    private static final java.util.regex.Pattern WHOLE_RUN_ID =
+            java.util.regex.Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    private static final java.util.regex.Pattern RUN_ID_PART = java.util.regex.Pattern.compile("[0-9a-f-]{4,36}");
     /** Transitions on one page of a run's history by default, and at most. */
     public static final int HISTORY_DEFAULT_LIMIT = 500;
     public static final int HISTORY_MAX_LIMIT = 1000;
@@ -244,6 +249,19 @@ public class RunQueries {
      */
     @Transactional
     public RunPage list(String tenant, String workflow, String status, String idempotencyKey, Integer limit, String cursor) {
+        return list(tenant, workflow, status, idempotencyKey, null, limit, cursor);
+    }
+
+    /**
+     * As above; {@code runId} is a run id or any part of one (4 to 36 of its hex digits and dashes, e.g. the last 12
+     * digits the console shows). A whole id is one primary-key lookup. A part cannot use an index (a UUIDv7's first
+     * digits are its creation time, shared by every run of the same moment, so a part worth typing is from the
+     * middle or the end), so it is matched among the tenant's newest {@value #RUN_ID_SEARCH_WINDOW} runs only, read
+     * through the (tenant, created_at) index: the cost stays bounded however many runs the tenant has.
+     */
+    @Transactional
+    public RunPage list(String tenant, String workflow, String status, String idempotencyKey, String runId, Integer limit,
+                        String cursor) {
         int size = limit == null ? DEFAULT_LIMIT : limit;
         if (size < 1 || size > MAX_LIMIT) {
             throw new BadRequestException("limit", "limit must be between 1 and " + MAX_LIMIT);
@@ -277,6 +295,19 @@ public class RunQueries {
             sql.append(" AND r.idempotency_key = ?");
             parameters.add(idempotencyKey);
         }
+        if (runId != null) {
+            String part = runIdPart(runId);
+            if (part.length() == 36) {
+                sql.append(" AND r.run_id = ?");
+                parameters.add(UUID.fromString(part));
+            } else {
+                sql.append("""
+                         AND r.run_id IN (SELECT w.run_id FROM eec_workflow_run w WHERE w.tenant = ?
+                                           ORDER BY w.created_at DESC, w.run_id DESC LIMIT ?)
+                         AND CAST(r.run_id AS text) LIKE ?""");
+                parameters.addAll(List.of(tenant, RUN_ID_SEARCH_WINDOW, "%" + part + "%")); // hex and dashes: no wildcard inside
+            }
+        }
         if (after != null) {
             sql.append(" AND (r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))");
             OffsetDateTime createdAt = after.createdAt().atOffset(ZoneOffset.UTC);
@@ -305,6 +336,16 @@ public class RunQueries {
             next = new Cursor(last.createdAt(), last.runId()).encode();
         }
         return new RunPage(List.copyOf(rows), next);
+    }
+
+    /** The lower-cased part of a run id, or 400: hex digits and dashes only, 4 to 36 of them, a whole id well-formed. */
+    static String runIdPart(String runId) {
+        String part = runId.strip().toLowerCase(java.util.Locale.ROOT);
+        if (!RUN_ID_PART.matcher(part).matches() || (part.length() == 36 && !WHOLE_RUN_ID.matcher(part).matches())) {
+            throw new BadRequestException("runId", "runId must be a run id or a part of one: 4 to 36 hex digits and dashes, not '"
+                    + runId + "'");
+        }
+        return part;
     }
 
     private RunSummary summary(String tenant, ResultSet rs) throws java.sql.SQLException {
