@@ -86,7 +86,7 @@ public class PoolResource {
     public Response delete(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
-        Map<String, Object> sent = Map.of("delete", name);
+        Map<String, Object> sent = Map.of("deleting", name);
         long version;
         try {
             version = pools.delete(tenant, name, expected, caller.subject(), sent);

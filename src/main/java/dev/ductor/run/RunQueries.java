@@ -45,6 +45,9 @@ public class RunQueries {
     public static final int DEFAULT_LIMIT = 50;
     /** How many of a tenant's newest runs a search by part of a run id looks through. */
     public static final int RUN_ID_SEARCH_WINDOW = 10_000;
+    /** The tenant's newest run ids, read in the order of the (tenant, created_at) index: where a part of an id is looked for. */
+    static final String NEWEST_RUN_IDS = """
+            SELECT w.run_id FROM eec_workflow_run w WHERE w.tenant = ? ORDER BY w.created_at DESC, w.run_id DESC LIMIT ?""";
     private static final java.util.regex.Pattern WHOLE_RUN_ID =
             java.util.regex.Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     private static final java.util.regex.Pattern RUN_ID_PART = java.util.regex.Pattern.compile("[0-9a-f-]{4,36}");
@@ -301,10 +304,7 @@ public class RunQueries {
                 sql.append(" AND r.run_id = ?");
                 parameters.add(UUID.fromString(part));
             } else {
-                sql.append("""
-                         AND r.run_id IN (SELECT w.run_id FROM eec_workflow_run w WHERE w.tenant = ?
-                                           ORDER BY w.created_at DESC, w.run_id DESC LIMIT ?)
-                         AND CAST(r.run_id AS text) LIKE ?""");
+                sql.append(" AND r.run_id IN (").append(NEWEST_RUN_IDS).append(") AND CAST(r.run_id AS text) LIKE ?");
                 parameters.addAll(List.of(tenant, RUN_ID_SEARCH_WINDOW, "%" + part + "%")); // hex and dashes: no wildcard inside
             }
         }

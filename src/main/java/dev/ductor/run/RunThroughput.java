@@ -31,30 +31,36 @@ public class RunThroughput {
     public record Minute(Instant at, long started, long finished, long failed, Double p50Ms, Double p99Ms) {
     }
 
+    /**
+     * ?1 tenant, ?2 the earliest start read (the window's start less the look-back), ?3 the window's start, ?4 its end.
+     * Every row is found through the created_at range of one tenant; updated_at only filters what that range found.
+     */
+    static final String PER_MINUTE = """
+                WITH recent AS MATERIALIZED (
+                    SELECT created_at, updated_at, status FROM eec_workflow_run
+                     WHERE tenant = ?1 AND created_at >= ?2 AND created_at < ?4
+                ), started AS (
+                    SELECT date_trunc('minute', created_at) AS minute, count(*) AS n FROM recent
+                     WHERE created_at >= ?3 GROUP BY 1
+                ), finished AS (
+                    SELECT date_trunc('minute', updated_at) AS minute, count(*) AS n,
+                           count(*) FILTER (WHERE status = 'FAILED') AS failed,
+                           percentile_disc(0.5) WITHIN GROUP (ORDER BY updated_at - created_at) AS p50,
+                           percentile_disc(0.99) WITHIN GROUP (ORDER BY updated_at - created_at) AS p99
+                      FROM recent WHERE status <> 'RUNNING' AND updated_at >= ?3 AND updated_at < ?4 GROUP BY 1
+                )
+                SELECT coalesce(s.minute, f.minute), coalesce(s.n, 0), coalesce(f.n, 0), coalesce(f.failed, 0),
+                       extract(epoch FROM f.p50) * 1000, extract(epoch FROM f.p99) * 1000
+                  FROM started s FULL JOIN finished f ON f.minute = s.minute
+                 ORDER BY 1""";
+
     @Inject EntityManager em;
 
     /** The minutes of [{@code from}, {@code to}) that had a run start or finish, in order; both ends whole minutes. */
     @Transactional
     @SuppressWarnings("unchecked")
     public List<Minute> perMinute(String tenant, Instant from, Instant to) {
-        List<Object[]> rows = em.createNativeQuery("""
-                        WITH recent AS MATERIALIZED (
-                            SELECT created_at, updated_at, status FROM eec_workflow_run
-                             WHERE tenant = ?1 AND created_at >= ?2 AND created_at < ?4
-                        ), started AS (
-                            SELECT date_trunc('minute', created_at) AS minute, count(*) AS n FROM recent
-                             WHERE created_at >= ?3 GROUP BY 1
-                        ), finished AS (
-                            SELECT date_trunc('minute', updated_at) AS minute, count(*) AS n,
-                                   count(*) FILTER (WHERE status = 'FAILED') AS failed,
-                                   percentile_disc(0.5) WITHIN GROUP (ORDER BY updated_at - created_at) AS p50,
-                                   percentile_disc(0.99) WITHIN GROUP (ORDER BY updated_at - created_at) AS p99
-                              FROM recent WHERE status <> 'RUNNING' AND updated_at >= ?3 AND updated_at < ?4 GROUP BY 1
-                        )
-                        SELECT coalesce(s.minute, f.minute), coalesce(s.n, 0), coalesce(f.n, 0), coalesce(f.failed, 0),
-                               extract(epoch FROM f.p50) * 1000, extract(epoch FROM f.p99) * 1000
-                          FROM started s FULL JOIN finished f ON f.minute = s.minute
-                         ORDER BY 1""")
+        List<Object[]> rows = em.createNativeQuery(PER_MINUTE)
                 .setParameter(1, tenant)
                 .setParameter(2, from.minus(FINISH_LOOKBACK))
                 .setParameter(3, from)

@@ -49,7 +49,7 @@ class PoolAndRuleDeleteApiTest {
         problem(delete("pools", pool, null), 428);
         JsonPath stale = problem(delete("pools", pool, "\"1\""), 409);
         assertEquals(2, stale.getInt("current.version"), "the 409 carries the pool as it is");
-        assertEquals(Map.of("delete", pool), stale.getMap("rejected"));
+        assertEquals(Map.of("deleting", pool), stale.getMap("rejected"));
         assertTrue(stale.getString("detail").contains("NOT saved"), stale.getString("detail"));
         assertEquals(404, new Api(issuer).as("admin").header("If-Match", "\"2\"").delete("/api/v1/pools/{n}", pool).statusCode(),
                 "another tenant's pool is not there for it");
@@ -83,7 +83,7 @@ class PoolAndRuleDeleteApiTest {
         problem(delete("rules", rule, null), 428);
         JsonPath stale = problem(delete("rules", rule, "\"7\""), 409);
         assertEquals(1, stale.getInt("current.version"));
-        assertEquals(Map.of("delete", rule), stale.getMap("rejected"));
+        assertEquals(Map.of("deleting", rule), stale.getMap("rejected"));
         problem(api.as("worker").header("If-Match", "\"1\"").delete("/api/v1/rules/{n}", rule), 403);
 
         assertEquals(2, delete("rules", rule, "\"1\"").then().statusCode(200).extract().jsonPath().getInt("version"));

@@ -3,7 +3,7 @@
 import { h } from './ui.js';
 
 const NS = 'http://www.w3.org/2000/svg';
-const W = 480, H = 150, LEFT = 40, RIGHT = 8, TOP = 8, BOTTOM = 20;
+const W = 480, H = 150, LEFT = 48, RIGHT = 8, TOP = 8, BOTTOM = 20;
 
 function s(tag, attrs, ...children) {
   const el = document.createElementNS(NS, tag);
@@ -20,19 +20,28 @@ export function niceMax(max) {
   return 10 * p;
 }
 
+const plain = v => Number.isInteger(v) ? String(v) : v.toFixed(1);
+
+/** Milliseconds as a person reads them: 840 ms, 4.2 s, 3.5 min. */
+export function duration(ms) {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60000) return `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
+  return `${(ms / 60000).toFixed(1)} min`;
+}
+
 const hhmm = iso => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 
 /**
  * {@code times}: the minutes (ISO), oldest first. {@code series}: [{name, values}] with a value (or null) per minute.
- * {@code unit}: appended to values in the hover text. {@code key}: the chart's data-chart name, for tests and links.
+ * {@code format}: a value as text (axis and hover). {@code key}: the chart's data-chart name, for tests and links.
  */
-export function lineChart({ key, title, times, series, unit = '' }) {
+export function lineChart({ key, title, times, series, format = plain }) {
   const all = series.flatMap(x => x.values).filter(v => v !== null && v !== undefined);
   const top = niceMax(Math.max(0, ...all));
   const n = Math.max(times.length, 2);
   const x = i => LEFT + (i / (n - 1)) * (W - LEFT - RIGHT);
   const y = v => TOP + (1 - v / top) * (H - TOP - BOTTOM);
-  const fmt = v => (v === null || v === undefined) ? '—' : (Number.isInteger(v) ? String(v) : v.toFixed(1)) + unit;
+  const fmt = v => (v === null || v === undefined) ? '—' : format(v);
 
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': title },
     s('line', { class: 'axis', x1: LEFT, y1: y(0), x2: W - RIGHT, y2: y(0) }),

@@ -17,7 +17,7 @@ export function deleteButton({ path, what, version, message, onDeleted, onCurren
     } catch (e) {
       if (e instanceof ApiError && e.status === 409) {
         if (e.problem.current && onCurrent) onCurrent(e.problem.current);
-        clear(message, conflictPanel(e, { mine: { delete: what }, what: `delete of ${what}`,
+        clear(message, conflictPanel(e, { mine: { deleting: what }, what: `delete of ${what}`,
           onReapply: v => remove(v),
           onTakeCurrent: current => { clear(message); if (current && onCurrent) onCurrent(current); } }));
       } else {

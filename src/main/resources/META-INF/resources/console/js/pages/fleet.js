@@ -2,7 +2,7 @@
 // of the last hour drawn from what the server keeps itself (GET /fleet/history), so no Prometheus is needed to see them.
 import { h, clear, when, problem, runId } from '../ui.js';
 import { get } from '../api.js';
-import { lineChart } from '../chart.js';
+import { lineChart, duration } from '../chart.js';
 
 const NOW_MS = 5000;
 const HISTORY_MS = 15000;
@@ -55,16 +55,19 @@ function drawHistory({ minutes, tiers }) {
   const col = f => minutes.map(f);
   const tierNames = [...new Set([...tiers, ...minutes.flatMap(m => Object.keys(m.queueDepth || {}))])];
   const sampled = minutes.filter(m => m.queueDepth).length;
+  // The current minute before any pod sampled it (at second 5) is unknown yet, not a fleet without pods.
+  const last = minutes.length - 1;
+  const pods = col((m, i) => i === last && !m.queueDepth && m.pods === 0 ? null : m.pods);
   return h('div', {},
     h('div', { class: 'charts' },
       lineChart({ key: 'runs', title: 'Runs per minute', times,
         series: [{ name: 'started', values: col(m => m.started) }, { name: 'finished', values: col(m => m.finished) }] }),
-      lineChart({ key: 'duration', title: 'Time to finish', times, unit: ' ms',
+      lineChart({ key: 'duration', title: 'Time to finish', times, format: duration,
         series: [{ name: 'p50', values: col(m => m.p50Ms) }, { name: 'p99', values: col(m => m.p99Ms) }] }),
       lineChart({ key: 'queue', title: 'Queue depth per tier', times,
         series: tierNames.map(t => ({ name: t, values: col(m => m.queueDepth ? (m.queueDepth[t] ?? 0) : null) })) }),
       lineChart({ key: 'failures', title: 'Failed runs per minute', times, series: [{ name: 'failed', values: col(m => m.failed) }] }),
-      lineChart({ key: 'pods', title: 'Pods alive', times, series: [{ name: 'pods', values: col(m => m.pods) }] })),
+      lineChart({ key: 'pods', title: 'Pods alive', times, series: [{ name: 'pods', values: pods }] })),
     h('div', { class: 'muted small' }, `${minutes.length} minutes; the queue and the pods are sampled once a minute `
       + `(${sampled} of these minutes have a sample: a gap is a minute no pod sampled). Hover a chart for a minute's values.`));
 }
