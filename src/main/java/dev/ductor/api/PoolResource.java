@@ -86,14 +86,14 @@ public class PoolResource {
     public Response delete(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
-        Map<String, Object> sent = Map.of("deleting", name);
+        JsonNode sent = Versions.deleting(name);
         long version;
         try {
             version = pools.delete(tenant, name, expected, caller.subject(), sent);
         } catch (StaleVersionException lost) {
             throw pools.lostRace(tenant, name, expected, sent);
         }
-        return Response.ok(Versions.deleted(name, version)).build();
+        return Response.ok(new Versions.Deleted(name, true, version)).build();
     }
 
     @GET

@@ -23,10 +23,9 @@ import jakarta.ws.rs.core.UriInfo;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.Set;
 
 /**
  * The one place where exceptions become HTTP responses, always as {@code application/problem+json}.
@@ -85,14 +84,11 @@ public class ProblemMapper {
     @ServerExceptionMapper({ForbiddenException.class, jakarta.ws.rs.ForbiddenException.class})
     public Response forbidden(RuntimeException e, UriInfo uri, ResourceInfo resource) {
         List<String> needed = RoleRequirement.of(resource == null ? null : resource.getResourceMethod());
-        List<String> held = identity.isAnonymous() ? List.of() : List.copyOf(new TreeSet<>(identity.getRoles()));
+        List<String> held = RoleRequirement.sorted(identity.isAnonymous() ? Set.of() : identity.getRoles());
         String detail = e instanceof CallerContext.MissingTenantException
                 ? "your token's role may not do this: " + e.getMessage()
                 : RoleRequirement.explain(needed, held);
-        Map<String, Object> extensions = new LinkedHashMap<>();
-        extensions.put("neededRoles", needed);
-        extensions.put("yourRoles", held);
-        return respond(Problem.of("forbidden", "Forbidden", 403, detail, path(uri), extensions));
+        return respond(Problem.of("forbidden", "Forbidden", 403, detail, path(uri), Map.of("neededRoles", needed, "yourRoles", held)));
     }
 
     @ServerExceptionMapper

@@ -63,10 +63,10 @@ public class RuleResource {
     public Response delete(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
-        Map<String, Object> sent = Map.of("deleting", name);
+        JsonNode sent = Versions.deleting(name);
         long version = VersionConflictException.onLostRace("Rule '" + name + "'", expected, sent,
                 () -> rules.delete(tenant, name, expected, caller.subject(), sent), () -> rules.get(tenant, name), RuleView::version);
-        return Response.ok(Versions.deleted(name, version)).build();
+        return Response.ok(new Versions.Deleted(name, true, version)).build();
     }
 
     @GET

@@ -35,11 +35,12 @@ public final class Versions {
     }
 
     /** The answer to a delete of an event-sourced resource: its name and the version its stream ended at. */
-    public static java.util.Map<String, Object> deleted(String name, long version) {
-        java.util.Map<String, Object> answer = new java.util.LinkedHashMap<>();
-        answer.put("name", name);
-        answer.put("deleted", true);
-        answer.put("version", version);
-        return answer;
+    @io.quarkus.runtime.annotations.RegisterForReflection
+    public record Deleted(String name, boolean deleted, long version) {
+    }
+
+    /** What a delete sent, as the 409's {@code rejected}: a DELETE has no body, so its intent in words. */
+    public static com.fasterxml.jackson.databind.JsonNode deleting(String name) {
+        return com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode().put("deleting", name);
     }
 }

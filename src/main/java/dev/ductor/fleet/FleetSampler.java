@@ -1,5 +1,6 @@
 package dev.ductor.fleet;
 
+import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.PodIdentity;
 import dev.ductor.database.DatabaseOutage;
 import dev.ductor.queue.QueueOverview;
@@ -31,12 +32,16 @@ public class FleetSampler {
     @Inject QueueOverview queue;
     @Inject PodIdentity pod;
     @Inject Clock clock;
+    @Inject DuctorConfig config;
 
     // At second 5 of each minute rather than 0: away from the minute's edge, so a pod's clock a little behind the
     // database's still samples the minute it means.
     @Scheduled(cron = "5 * * * * ?", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void sample() {
+        if (!config.fleet().samplerEnabled()) {
+            return;
+        }
         try {
             runOnce();
         } catch (RuntimeException e) {

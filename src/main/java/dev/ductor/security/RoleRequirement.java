@@ -29,6 +29,11 @@ public final class RoleRequirement {
         return allowed == null ? List.of() : List.copyOf(new TreeSet<>(List.of(allowed.value())));
     }
 
+    /** The caller's roles, sorted. */
+    public static List<String> sorted(Collection<String> roles) {
+        return List.copyOf(new TreeSet<>(roles));
+    }
+
     /** E.g. "this needs the role client; your token has admin". */
     public static String explain(Collection<String> needed, Collection<String> held) {
         String need = needed.isEmpty() ? "this needs a role your token does not have"

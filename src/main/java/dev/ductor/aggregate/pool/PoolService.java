@@ -1,5 +1,6 @@
 package dev.ductor.aggregate.pool;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.aggregate.AggregateConflictException;
 import dev.ductor.aggregate.AggregateKey;
 import dev.ductor.aggregate.AggregateStore;
@@ -88,7 +89,7 @@ public class PoolService {
      * stream's version after the delete.
      */
     @Transactional
-    public long delete(String tenant, String name, OptionalLong ifMatch, String recordedBy, Object sent) {
+    public long delete(String tenant, String name, OptionalLong ifMatch, String recordedBy, JsonNode sent) {
         AggregateKey key = key(tenant, name);
         PoolState current = PoolState.fold(store.load(key));
         if (!current.defined()) {

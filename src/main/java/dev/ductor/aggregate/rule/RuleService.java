@@ -87,7 +87,7 @@ public class RuleService {
      * the delete.
      */
     @Transactional
-    public long delete(String tenant, String name, OptionalLong ifMatch, String recordedBy, Object sent) {
+    public long delete(String tenant, String name, OptionalLong ifMatch, String recordedBy, JsonNode sent) {
         AggregateKey key = key(tenant, name);
         RuleState state = load(key, name);
         if (!state.exists()) {
