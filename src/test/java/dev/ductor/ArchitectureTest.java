@@ -76,6 +76,8 @@ class ArchitectureTest {
             Map.entry("eec_schedule", "dev.ductor.aggregate.schedule"),
             Map.entry("eec_bulk_action", "dev.ductor.run.bulk"),
             Map.entry("eec_bulk_action_item", "dev.ductor.run.bulk"),
+            Map.entry("eec_fleet_sample", "dev.ductor.fleet"),
+            Map.entry("eec_fleet_pod", "dev.ductor.fleet"),
             Map.entry("eec_event", "dev.ductor.aggregate.rule"));
 
     /**

@@ -1,5 +1,6 @@
 package dev.ductor.api;
 
+import dev.ductor.fleet.FleetHistory;
 import dev.ductor.run.FleetOverview;
 import dev.ductor.security.CallerContext;
 import dev.ductor.security.Roles;
@@ -23,8 +24,17 @@ public class FleetResource {
     @Inject
     CallerContext caller;
 
+    @Inject
+    FleetHistory history;
+
     @GET
     public FleetOverview.Fleet get() {
         return fleet.of(caller.tenant());
+    }
+
+    @GET
+    @Path("/history")
+    public FleetHistory.History history() {
+        return history.of(caller.tenant());
     }
 }

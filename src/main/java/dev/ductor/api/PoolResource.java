@@ -17,6 +17,7 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.PUT;
@@ -73,6 +74,26 @@ public class PoolResource {
                 ? Response.created(URI.create("/api/v1/pools/" + name))
                 : Response.ok();
         return response.header("ETag", Versions.etag(result.pool().version())).entity(result.pool()).build();
+    }
+
+    /**
+     * 200 {@code {name, deleted, version}} (the stream's version after the delete); If-Match is required (428 without,
+     * 409 stale with {@code current}): a delete is an edit like any other.
+     */
+    @DELETE
+    @Path("/{name}")
+    @RolesAllowed(Roles.ADMIN)
+    public Response delete(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch) {
+        OptionalLong expected = Versions.ifMatch(ifMatch);
+        String tenant = caller.tenant();
+        JsonNode sent = Versions.deleting(name);
+        long version;
+        try {
+            version = pools.delete(tenant, name, expected, caller.subject(), sent);
+        } catch (StaleVersionException lost) {
+            throw pools.lostRace(tenant, name, expected, sent);
+        }
+        return Response.ok(new Versions.Deleted(name, true, version)).build();
     }
 
     @GET

@@ -5,20 +5,27 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import dev.ductor.database.DatabaseOutage;
 import dev.ductor.error.DuctorException;
+import dev.ductor.security.CallerContext;
+import dev.ductor.security.RoleRequirement;
 import dev.ductor.validation.Bodies;
 import dev.ductor.validation.Violations;
 import dev.ductor.workflow.model.InvalidDefinitionException;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
+import io.quarkus.security.identity.SecurityIdentity;
+import jakarta.inject.Inject;
 import jakarta.validation.ConstraintViolationException;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The one place where exceptions become HTTP responses, always as {@code application/problem+json}.
@@ -28,6 +35,9 @@ import java.util.Map;
 public class ProblemMapper {
 
     private static final Logger LOG = Logger.getLogger(ProblemMapper.class);
+
+    @Inject
+    SecurityIdentity identity;
 
     @ServerExceptionMapper
     public Response ductor(DuctorException e, UriInfo uri) {
@@ -67,10 +77,18 @@ public class ProblemMapper {
                 .header("WWW-Authenticate", "Bearer").build();
     }
 
+    /**
+     * Says which role(s) the route needs and which the token has ({@code neededRoles}, {@code yourRoles}), so the
+     * caller knows which token to use. A token without a tenant claim is refused by {@link CallerContext}: its reason.
+     */
     @ServerExceptionMapper({ForbiddenException.class, jakarta.ws.rs.ForbiddenException.class})
-    public Response forbidden(RuntimeException e, UriInfo uri) {
-        return respond(Problem.of("forbidden", "Forbidden", 403,
-                "your token's role may not do this" + (e.getMessage() == null ? "" : ": " + e.getMessage()), path(uri), Map.of()));
+    public Response forbidden(RuntimeException e, UriInfo uri, ResourceInfo resource) {
+        List<String> needed = RoleRequirement.of(resource == null ? null : resource.getResourceMethod());
+        List<String> held = RoleRequirement.sorted(identity.isAnonymous() ? Set.of() : identity.getRoles());
+        String detail = e instanceof CallerContext.MissingTenantException
+                ? "your token's role may not do this: " + e.getMessage()
+                : RoleRequirement.explain(needed, held);
+        return respond(Problem.of("forbidden", "Forbidden", 403, detail, path(uri), Map.of("neededRoles", needed, "yourRoles", held)));
     }
 
     @ServerExceptionMapper

@@ -10,6 +10,7 @@ import dev.ductor.validation.Constraints.Name;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.PUT;
@@ -50,6 +51,22 @@ public class RuleResource {
                 ? Response.created(URI.create("/api/v1/rules/" + name))
                 : Response.ok();
         return response.header("ETag", Versions.etag(result.rule().version())).entity(result.rule()).build();
+    }
+
+    /**
+     * 200 {@code {name, deleted, version}} (the stream's version after the delete); If-Match is required (428 without,
+     * 409 stale with {@code current}): a delete is an edit like any other.
+     */
+    @DELETE
+    @Path("/{name}")
+    @RolesAllowed(Roles.ADMIN)
+    public Response delete(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch) {
+        OptionalLong expected = Versions.ifMatch(ifMatch);
+        String tenant = caller.tenant();
+        JsonNode sent = Versions.deleting(name);
+        long version = VersionConflictException.onLostRace("Rule '" + name + "'", expected, sent,
+                () -> rules.delete(tenant, name, expected, caller.subject(), sent), () -> rules.get(tenant, name), RuleView::version);
+        return Response.ok(new Versions.Deleted(name, true, version)).build();
     }
 
     @GET

@@ -84,8 +84,9 @@ public class RunResource {
     @GET
     public RunPage list(@QueryParam("workflow") String workflow, @QueryParam("status") String status,
                         @QueryParam("idempotencyKey") String idempotencyKey, @QueryParam("tag") List<String> tags,
+                        @QueryParam("runId") String runId,
                         @QueryParam("limit") @WholeNumber String limit, @QueryParam("cursor") String cursor) {
-        return runs.list(caller.tenant(), workflow, status, idempotencyKey, RunTagFilter.of(tags, "tag"),
+        return runs.list(caller.tenant(), workflow, status, idempotencyKey, RunTagFilter.of(tags, "tag"), runId,
                 limit == null ? null : Integer.valueOf(limit), cursor);
     }
 

@@ -33,4 +33,14 @@ public final class Versions {
         }
         return OptionalLong.of(Long.parseLong(etag.group(2)));
     }
+
+    /** The answer to a delete of an event-sourced resource: its name and the version its stream ended at. */
+    @io.quarkus.runtime.annotations.RegisterForReflection
+    public record Deleted(String name, boolean deleted, long version) {
+    }
+
+    /** What a delete sent, as the 409's {@code rejected}: a DELETE has no body, so its intent in words. */
+    public static com.fasterxml.jackson.databind.JsonNode deleting(String name) {
+        return com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode().put("deleting", name);
+    }
 }

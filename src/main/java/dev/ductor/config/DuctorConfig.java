@@ -76,6 +76,15 @@ public interface DuctorConfig {
         int maxBatchesPerPass();
     }
 
+    Fleet fleet();
+
+    /** The fleet history's minute samples (fleet/FleetSampler, GET /api/v1/fleet/history). */
+    interface Fleet {
+        /** This pod samples once a minute (every pod may: the first sample of a minute is kept). */
+        @WithDefault("true")
+        boolean samplerEnabled();
+    }
+
     /** Bulk actions ({@code POST /api/v1/bulk-actions}), worked through by every pod. */
     interface Bulk {
         /** This pod takes part. */

@@ -44,6 +44,14 @@ public class RunQueries {
      */
     public static final int MAX_LIMIT = 200;
     public static final int DEFAULT_LIMIT = 50;
+    /** How many of a tenant's newest runs a search by part of a run id looks through. */
+    public static final int RUN_ID_SEARCH_WINDOW = 10_000;
+    /** The tenant's newest run ids, read in the order of the (tenant, created_at) index: where a part of an id is looked for. */
+    static final String NEWEST_RUN_IDS = """
+            SELECT w.run_id FROM eec_workflow_run w WHERE w.tenant = ? ORDER BY w.created_at DESC, w.run_id DESC LIMIT ?""";
+    private static final java.util.regex.Pattern WHOLE_RUN_ID =
+            java.util.regex.Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    private static final java.util.regex.Pattern RUN_ID_PART = java.util.regex.Pattern.compile("[0-9a-f-]{4,36}");
     /** Transitions on one page of a run's history by default, and at most. */
     public static final int HISTORY_DEFAULT_LIMIT = 500;
     public static final int HISTORY_MAX_LIMIT = 1000;
@@ -234,7 +242,7 @@ public class RunQueries {
     /** Newest first, keyset-paginated on (created_at, run_id) so deep pages cost what the first does. */
     @Transactional
     public RunPage list(String tenant, String workflow, String status, Integer limit, String cursor) {
-        return list(tenant, workflow, status, null, RunTagFilter.NONE, limit, cursor);
+        return list(tenant, workflow, status, null, RunTagFilter.NONE, null, limit, cursor);
     }
 
     /**
@@ -243,10 +251,16 @@ public class RunQueries {
      * ({@link RunSummary}): the statement reads the header columns and, of {@code node_states}, each node's state and
      * attempts, extracted in PostgreSQL; {@code input}, {@code output} and the nodes' outputs never leave the database.
      * Plain JDBC, like {@link #header}: no entity is built (nor dirty-checked) for a row the caller sees in part.
+     * {@code runId} is a run id or any part of one (4 to 36 of its hex
+     * digits and dashes, e.g. the last 12 digits the console shows). A whole id is one primary-key lookup. A part cannot
+     * use an index (a UUIDv7's first digits are its creation time, shared by every run of the same moment, so a part
+     * worth typing is from the middle or the end), so it is matched among the tenant's newest
+     * {@value #RUN_ID_SEARCH_WINDOW} runs only, read through the (tenant, created_at) index: the cost stays bounded
+     * however many runs the tenant has.
      */
     @Transactional
     public RunPage list(String tenant, String workflow, String status, String idempotencyKey, RunTagFilter tags,
-                        Integer limit, String cursor) {
+                        String runId, Integer limit, String cursor) {
         int size = limit == null ? DEFAULT_LIMIT : limit;
         if (size < 1 || size > MAX_LIMIT) {
             throw new BadRequestException("limit", "limit must be between 1 and " + MAX_LIMIT);
@@ -259,7 +273,7 @@ public class RunQueries {
             }
         }
         Cursor after = cursor == null ? null : Cursor.decode(cursor);
-        Statement statement = listStatement(tenant, workflow, status, idempotencyKey, tags, after, size + 1);
+        Statement statement = listStatement(tenant, workflow, status, idempotencyKey, tags, runId, after, size + 1);
         List<Object> parameters = statement.parameters();
         List<RunSummary> rows = em.unwrap(Session.class).doReturningWork(connection -> {
             try (PreparedStatement select = connection.prepareStatement(statement.sql())) {
@@ -290,7 +304,7 @@ public class RunQueries {
 
     /** The run list's SELECT for these filters, at most {@code rows} rows: built apart so its plan can be checked. */
     static Statement listStatement(String tenant, String workflow, String status, String idempotencyKey, RunTagFilter tags,
-                                   Cursor after, int rows) {
+                                   String runId, Cursor after, int rows) {
         StringBuilder sql = new StringBuilder("""
                 SELECT r.run_id, r.workflow_name, r.workflow_revision, r.status, r.tier, r.idempotency_key, r.correlation_key,
                        r.db_record_version, r.created_at, r.updated_at,
@@ -317,6 +331,16 @@ public class RunQueries {
             sql.append(" AND ").append(tags.predicate("r", "?"));
             parameters.add(tags.containment());
         }
+        if (runId != null) {
+            String part = runIdPart(runId);
+            if (part.length() == 36) {
+                sql.append(" AND r.run_id = ?");
+                parameters.add(UUID.fromString(part));
+            } else {
+                sql.append(" AND r.run_id IN (").append(NEWEST_RUN_IDS).append(") AND CAST(r.run_id AS text) LIKE ?");
+                parameters.addAll(List.of(tenant, RUN_ID_SEARCH_WINDOW, "%" + part + "%")); // hex and dashes: no wildcard inside
+            }
+        }
         if (after != null) {
             sql.append(" AND (r.created_at < ? OR (r.created_at = ? AND r.run_id < ?))");
             OffsetDateTime createdAt = after.createdAt().atOffset(ZoneOffset.UTC);
@@ -325,6 +349,16 @@ public class RunQueries {
         sql.append(" ORDER BY r.created_at DESC, r.run_id DESC LIMIT ?");
         parameters.add(rows);
         return new Statement(sql.toString(), parameters);
+    }
+
+    /** The lower-cased part of a run id, or 400: hex digits and dashes only, 4 to 36 of them, a whole id well-formed. */
+    static String runIdPart(String runId) {
+        String part = runId.strip().toLowerCase(java.util.Locale.ROOT);
+        if (!RUN_ID_PART.matcher(part).matches() || (part.length() == 36 && !WHOLE_RUN_ID.matcher(part).matches())) {
+            throw new BadRequestException("runId", "runId must be a run id or a part of one: 4 to 36 hex digits and dashes, not '"
+                    + runId + "'");
+        }
+        return part;
     }
 
     private RunSummary summary(String tenant, ResultSet rs) throws java.sql.SQLException {

@@ -226,6 +226,9 @@ final class ContractRoutes {
                     w -> "{\"leaseToken\":\"" + w.leaseToken + "\",\"error\":\"boom\",\"retryable\":true}"),
             new Rule("PUT", "/api/v1/pools/{}", Set.of(ADMIN), Versioned.POOL, POOL_BODY, w -> poolBody(7, false)),
             new Rule("PUT", "/api/v1/rules/{}", Set.of(ADMIN), Versioned.RULE, RULE_BODY, w -> ruleBody(w.workflow, "guard.edited")),
+            // Version-checked too (428/409: PoolAndRuleDeleteApiTest), but the walk's edits expect the resource to read back.
+            new Rule("DELETE", "/api/v1/pools/{}", Set.of(ADMIN), Versioned.NONE, Body.NONE, w -> null),
+            new Rule("DELETE", "/api/v1/rules/{}", Set.of(ADMIN), Versioned.NONE, Body.NONE, w -> null),
             new Rule("PUT", "/api/v1/schedules/{}", Set.of(ADMIN), Versioned.SCHEDULE, SCHEDULE_BODY,
                     w -> scheduleBody(w.workflow, "0 0 4 1 1 ?", true)),
             new Rule("POST", "/api/v1/events", Set.of(CLIENT), Versioned.NONE, EVENT_BODY,

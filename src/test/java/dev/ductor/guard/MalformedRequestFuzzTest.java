@@ -39,8 +39,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 class MalformedRequestFuzzTest {
 
     private static final long DEFAULT_SEED = 20261130L;
-    // The random requests pick an operation each, uniformly: enough of them that every operation gets its 20 (below)
-    // as operations are added (the fleet history and the pool and rule deletes made 49).
+    // The random requests pick an operation each, uniformly: enough of them that every operation still gets its 20
+    // (below) as operations are added.
     private static final int DEFAULT_REQUESTS = 4200;
     private static final int SHOWN = 40;
 

@@ -90,13 +90,13 @@ class RunTagPlanTest {
     @Test
     void theTagFilterOfTheRunListUsesTheTagIndex() throws Exception {
         RunTagFilter oneTag = RunTagFilter.of(List.of("customer:c-4242"), "tag");
-        String plan = explain(RunQueries.listStatement(TENANT, null, null, null, oneTag, null, RunQueries.DEFAULT_LIMIT + 1));
+        String plan = explain(RunQueries.listStatement(TENANT, null, null, null, oneTag, null, null, RunQueries.DEFAULT_LIMIT + 1));
         System.out.println("run list by one tag, " + RUNS + " runs:\n" + plan);
         assertTrue(plan.contains("ix_workflow_run_tags"), plan);
         assertFalse(plan.contains("Seq Scan on eec_workflow_run"), plan);
 
         RunTagFilter twoTags = RunTagFilter.of(List.of("customer:c-4242", "channel:web"), "tag");
-        String planOfTwo = explain(RunQueries.listStatement(TENANT, "plan", "FAILED", null, twoTags, null,
+        String planOfTwo = explain(RunQueries.listStatement(TENANT, "plan", "FAILED", null, twoTags, null, null,
                 RunQueries.DEFAULT_LIMIT + 1));
         System.out.println("run list by two tags, workflow and status, " + RUNS + " runs:\n" + planOfTwo);
         assertTrue(planOfTwo.contains("ix_workflow_run_tags"), planOfTwo);
@@ -104,7 +104,7 @@ class RunTagPlanTest {
 
         long started = System.nanoTime();
         RunPage page = QuarkusTransaction.requiringNew().call(() ->
-                queries.list(TENANT, null, null, null, oneTag, RunQueries.DEFAULT_LIMIT, null));
+                queries.list(TENANT, null, null, null, oneTag, null, RunQueries.DEFAULT_LIMIT, null));
         System.out.printf("run list by one tag among %d runs took %.2f ms (not asserted)%n", RUNS,
                 (System.nanoTime() - started) / 1e6);
         long customersRuns = IntStream.rangeClosed(1, RUNS).filter(g -> g % 4 == 0 && (g / 4) % CUSTOMERS == 4242).count();

@@ -14,6 +14,7 @@ public class ManualCoordination implements QuarkusTestProfile {
                 "ductor.worker.enabled", "false",
                 "ductor.watchdog.enabled", "false",
                 "ductor.worker.reaper-enabled", "false",
-                "ductor.bulk.enabled", "false");
+                "ductor.bulk.enabled", "false",
+                "ductor.fleet.sampler-enabled", "false");
     }
 }

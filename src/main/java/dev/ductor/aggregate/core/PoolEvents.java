@@ -8,7 +8,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * <ul>
  * <li>{@code PoolDefined {capacity, paused}}: the first event, always at version 1;</li>
  * <li>{@code PoolCapacityChanged {from, to}};</li>
- * <li>{@code PoolPaused {}} and {@code PoolResumed {}}.</li>
+ * <li>{@code PoolPaused {}} and {@code PoolResumed {}};</li>
+ * <li>{@code PoolDeleted {}}: the pool is gone; a later {@code PoolDefined} makes it anew on the same stream.</li>
  * </ul>
  * Stored events are never rewritten, so these names and fields are a format: add, never rename.
  */
@@ -20,6 +21,7 @@ public final class PoolEvents {
     public static final String CAPACITY_CHANGED = "PoolCapacityChanged";
     public static final String PAUSED = "PoolPaused";
     public static final String RESUMED = "PoolResumed";
+    public static final String DELETED = "PoolDeleted";
 
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
@@ -46,5 +48,9 @@ public final class PoolEvents {
 
     public static NewEvent resumed() {
         return new NewEvent(RESUMED, JSON.objectNode());
+    }
+
+    public static NewEvent deleted() {
+        return new NewEvent(DELETED, JSON.objectNode());
     }
 }

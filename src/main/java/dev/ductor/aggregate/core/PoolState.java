@@ -26,7 +26,8 @@ public record PoolState(boolean defined, int capacity, boolean paused, long vers
 
     /**
      * The state after one more event. Versions must follow without gaps and the stream must start with
-     * {@code PoolDefined}: anything else means the stream is not a pool's, and folding it on would hide that.
+     * {@code PoolDefined} (as must the events after a {@code PoolDeleted}): anything else means the stream is not a
+     * pool's, and folding it on would hide that.
      */
     public PoolState apply(AggregateEvent event) {
         if (event.version() != version + 1) {
@@ -49,6 +50,8 @@ public record PoolState(boolean defined, int capacity, boolean paused, long vers
                 return new PoolState(true, capacity, true, event.version(), created, event.recordedAt());
             case PoolEvents.RESUMED:
                 return new PoolState(true, capacity, false, event.version(), created, event.recordedAt());
+            case PoolEvents.DELETED: // undefined again, at this version: a new PoolDefined continues the stream
+                return new PoolState(false, 0, false, event.version(), null, event.recordedAt());
             default:
                 throw new IllegalStateException("unknown pool event " + event.type() + " at version " + event.version());
         }

@@ -13,6 +13,8 @@ public record RuleState(String name, Rule rule, long version, Instant createdAt,
 
     public static final String AGGREGATE_TYPE = "rule";
     public static final String DEFINED = "RuleDefined";
+    /** The rule is gone; a later {@value #DEFINED} makes it anew on the same stream. */
+    public static final String DELETED = "RuleDeleted";
 
     public static RuleState initial(String name) {
         return new RuleState(name, null, 0, null, null, null);
@@ -36,11 +38,18 @@ public record RuleState(String name, Rule rule, long version, Instant createdAt,
             throw new IllegalStateException("rule '" + name + "': event version " + event.version() + " does not follow "
                     + version);
         }
+        if (DELETED.equals(event.type()) && exists()) {
+            return new RuleState(name, null, event.version(), null, event.recordedAt(), event.recordedBy());
+        }
         if (!DEFINED.equals(event.type())) {
             throw new IllegalStateException("rule '" + name + "': unknown event type '" + event.type() + "'");
         }
         return new RuleState(name, Rule.fromJson(event.payload()), event.version(),
                 createdAt == null ? event.recordedAt() : createdAt, event.recordedAt(), event.recordedBy());
+    }
+
+    public static NewEvent deleted() {
+        return new NewEvent(DELETED, com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode());
     }
 
     /** The event that makes {@code rule} the rule's definition, whether it exists yet or not. */

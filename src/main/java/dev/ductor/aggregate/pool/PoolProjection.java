@@ -45,6 +45,15 @@ public class PoolProjection {
                 .executeUpdate() == 1;
     }
 
+    /** Removes the row at {@code expectedVersion}; false when it is not at that version. */
+    public boolean delete(String tenant, String name, long expectedVersion) {
+        return em.createNativeQuery("DELETE FROM eec_pool WHERE tenant = ?1 AND name = ?2 AND db_record_version = ?3")
+                .setParameter(1, tenant)
+                .setParameter(2, name)
+                .setParameter(3, expectedVersion)
+                .executeUpdate() == 1;
+    }
+
     /** The version the row reflects, 0 when there is no row. */
     @SuppressWarnings("unchecked")
     public long version(String tenant, String name) {

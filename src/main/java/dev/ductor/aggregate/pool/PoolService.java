@@ -1,5 +1,6 @@
 package dev.ductor.aggregate.pool;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.aggregate.AggregateConflictException;
 import dev.ductor.aggregate.AggregateKey;
 import dev.ductor.aggregate.AggregateStore;
@@ -79,6 +80,32 @@ public class PoolService {
             throw new AggregateConflictException(key, current.version(), projection.version(tenant, name));
         }
         return new PutResult(!current.defined(), true, PoolView.of(name, next));
+    }
+
+    /**
+     * Deletes the pool at the version the caller read (If-Match is required): a {@code PoolDeleted} event and the
+     * projection's row gone, in one transaction. Its queued tasks wait, as for a pool never defined, until a pool of
+     * that name is created again. {@code sent} is returned as {@code rejected} when the delete is refused. Returns the
+     * stream's version after the delete.
+     */
+    @Transactional
+    public long delete(String tenant, String name, OptionalLong ifMatch, String recordedBy, JsonNode sent) {
+        AggregateKey key = key(tenant, name);
+        PoolState current = PoolState.fold(store.load(key));
+        if (!current.defined()) {
+            throw new NotFoundException("Pool", name);
+        }
+        if (ifMatch.isEmpty()) {
+            throw new PreconditionRequiredException("pool '" + name + "'");
+        }
+        if (ifMatch.getAsLong() != current.version()) {
+            throw conflict(name, ifMatch.getAsLong(), PoolView.of(name, current), sent);
+        }
+        long version = store.append(key, current.version(), List.of(PoolEvents.deleted()), recordedBy);
+        if (!projection.delete(tenant, name, current.version())) {
+            throw new AggregateConflictException(key, current.version(), projection.version(tenant, name));
+        }
+        return version;
     }
 
     /** The pool as its events say, or 404. */

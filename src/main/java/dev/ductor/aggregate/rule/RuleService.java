@@ -65,7 +65,7 @@ public class RuleService {
             if (ifMatch.isPresent()) {
                 throw new VersionConflictException("Rule '" + name + "'", ifMatch.getAsLong(), null, null, body);
             }
-            long version = store.append(key, 0, List.of(RuleState.defined(rule)), recordedBy);
+            long version = store.append(key, state.version(), List.of(RuleState.defined(rule)), recordedBy); // > 0 after a delete
             insertProjection(tenant, name, rule, version);
             return new PutResult(true, RuleView.of(load(key, name)));
         }
@@ -79,6 +79,36 @@ public class RuleService {
         long version = store.append(key, state.version(), List.of(RuleState.defined(rule)), recordedBy);
         moveProjection(key, rule, state.version(), version);
         return new PutResult(false, RuleView.of(load(key, name)));
+    }
+
+    /**
+     * Deletes the rule at the version the caller read (If-Match is required): a {@code RuleDeleted} event and the
+     * projection's row gone, in one transaction, so no event matches it any more. Returns the stream's version after
+     * the delete.
+     */
+    @Transactional
+    public long delete(String tenant, String name, OptionalLong ifMatch, String recordedBy, JsonNode sent) {
+        AggregateKey key = key(tenant, name);
+        RuleState state = load(key, name);
+        if (!state.exists()) {
+            throw new NotFoundException("Rule", name);
+        }
+        if (ifMatch.isEmpty()) {
+            throw new PreconditionRequiredException("rule '" + name + "'");
+        }
+        if (ifMatch.getAsLong() != state.version()) {
+            throw new VersionConflictException("Rule '" + name + "'", ifMatch.getAsLong(), state.version(), RuleView.of(state), sent);
+        }
+        long version = store.append(key, state.version(), List.of(RuleState.deleted()), recordedBy);
+        int deleted = em.createNativeQuery("DELETE FROM eec_rule WHERE tenant = ?1 AND name = ?2 AND db_record_version = ?3")
+                .setParameter(1, tenant)
+                .setParameter(2, name)
+                .setParameter(3, state.version())
+                .executeUpdate();
+        if (deleted != 1) {
+            throw new AggregateConflictException(key, state.version(), store.version(key));
+        }
+        return version;
     }
 
     @Transactional

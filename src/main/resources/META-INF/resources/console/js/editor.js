@@ -1,7 +1,7 @@
 // A JSON editor for a version-checked resource (workflow definitions, rules): Save sends the typed text with
 // If-Match of the version it was loaded at. A 409 keeps the typed text in the editor and shows the current version
 // beside it; "apply again" sends the same text on the current version. A 400/422 lists the violations.
-import { h, clear, problem, notice } from './ui.js';
+import { h, clear, problem, notice, flash } from './ui.js';
 import { request, ApiError } from './api.js';
 import { conflictPanel } from './conflict.js';
 
@@ -35,7 +35,7 @@ export function jsonEditor({ path, text, version, onSaved, onViolations, onDraft
       const res = await request('PUT', path, { body: typed, ifMatch });
       base = res.version;
       markBase();
-      clear(message, notice('ok', `Saved: version ${res.version}`, res.data && res.data.revision ? `revision ${res.data.revision}` : ''));
+      flash(message, notice('ok', `Saved: version ${res.version}`, res.data && res.data.revision ? `revision ${res.data.revision}` : ''));
       if (onViolations) onViolations([]);
       if (onSaved) onSaved(res.data, res.version);
     } catch (e) {

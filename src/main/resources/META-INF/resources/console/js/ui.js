@@ -39,14 +39,51 @@ export function mono(text, attrs) {
   return h('code', attrs, text);
 }
 
+// A run id's last 12 hex digits: a UUIDv7 starts with its creation time, so the first digits are the same for every
+// run of the same moment, while the last are random. The full id is in the title and behind the copy button.
 export function shortId(id) {
-  return id ? id.slice(0, 8) : '';
+  return id ? id.slice(-12) : '';
+}
+
+/** A run id shown short (a link when {@code href} is given), with the whole id as its title and a button that copies it. */
+export function runId(id, { href } = {}) {
+  const copy = h('button', { class: 'copy', type: 'button', title: 'copy the whole run id', 'data-copy': id,
+    onclick: e => {
+      e.preventDefault();
+      e.stopPropagation();
+      copyText(id).then(() => { copy.textContent = '✓'; setTimeout(() => { copy.textContent = '⧉'; }, 1200); });
+    } }, '⧉');
+  const text = mono(shortId(id), { title: id, 'data-run-id-short': id });
+  return h('span', { class: 'run-id' }, href ? h('a', { href, 'data-link': '' }, text) : text, copy);
+}
+
+/** The clipboard where the browser allows it (a secure context), else a selected text area and execCommand. */
+function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text).catch(() => fallbackCopy(text));
+  return Promise.resolve(fallbackCopy(text));
+}
+
+function fallbackCopy(text) {
+  const area = h('textarea', { class: 'offscreen' });
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  try { document.execCommand('copy'); } catch (e) { /* nothing more to try */ }
+  area.remove();
 }
 
 export function when(iso) {
   if (!iso) return '';
   const d = new Date(iso);
   return d.toLocaleString(undefined, { month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+/** A time to the millisecond, for histories where the order of close events matters. */
+export function whenMs(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return d.toLocaleString(undefined, { month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+    fractionalSecondDigits: 3 });
 }
 
 export function ago(iso) {
@@ -93,7 +130,10 @@ export function problem(error) {
     advice = 'The server did not accept your token: it is missing, expired or signed by a key this server does not trust. Sign in again.';
   } else if (error.status === 403) {
     title = 'Not allowed for your role (403)';
-    advice = 'Your token is valid, but its role may not do this. Sign in with a token that has the role this action needs.';
+    const needed = Array.isArray(p.neededRoles) && p.neededRoles.length ? p.neededRoles.join(' or ') : null;
+    advice = needed
+      ? `Your token is valid, but this needs the role ${needed}. Sign in with a token that has it.`
+      : 'Your token is valid, but its role may not do this. Sign in with a token that has the role this action needs.';
   }
   return h('div', { class: 'notice error', 'data-status': error.status, role: 'alert' },
     h('b', {}, title), p.detail || error.message, advice ? h('div', {}, advice) : null,
@@ -104,6 +144,18 @@ export function problem(error) {
 
 export function notice(kind, title, ...body) {
   return h('div', { class: `notice ${kind}` }, h('b', {}, title), ...body);
+}
+
+/**
+ * Shows a banner in {@code box} until it is no longer relevant: {@code ms} later (default 8 s), or when a newer
+ * banner replaces it, or when the caller clears it. Errors are left for the reader to dismiss (x).
+ */
+export function flash(box, banner, { ms = 8000 } = {}) {
+  const close = h('button', { class: 'dismiss', type: 'button', title: 'dismiss', 'data-action': 'dismiss', onclick: () => banner.remove() }, '×');
+  banner.prepend(close);
+  clear(box, banner);
+  if (!banner.classList.contains('error') && ms > 0) setTimeout(() => banner.remove(), ms);
+  return banner;
 }
 
 /** A fresh idempotency key for a command this page sends once. */

@@ -1,8 +1,10 @@
-// Pools: the list; one pool with its capacity and pause (admin: edit with If-Match, 409 kept), and its event history.
-import { h, clear, mono, when, json, problem, notice } from '../ui.js';
+// Pools: the list (admin: create one); one pool with its capacity and pause (admin: edit and delete with If-Match, a
+// 409 keeps the typed values beside the current pool), and its event history.
+import { h, clear, mono, when, json, problem, notice, flash } from '../ui.js';
 import { request, get, enc, ApiError } from '../api.js';
 import { can } from '../auth.js';
 import { conflictPanel } from '../conflict.js';
+import { deleteButton } from '../remove.js';
 
 export function renderList(main, _params, { navigate }) {
   const box = h('div');
@@ -15,9 +17,37 @@ export function renderList(main, _params, { navigate }) {
         h('td', {}, p.capacity), h('td', {}, p.paused ? h('span', { class: 'badge s-CANCELLED' }, 'paused') : 'no'),
         h('td', { class: 'mono' }, p.version), h('td', {}, when(p.updatedAt)))))));
   }).catch(e => clear(box, problem(e)));
+  if (can('edit')) main.append(h('h2', {}, 'New pool'), createForm(navigate));
 }
 
-export function renderOne(main, [name]) {
+// A create is a PUT without If-Match: if someone created the pool meanwhile, the 409 shows theirs beside these values,
+// which stay in the form; "apply again" saves them on the current version.
+function createForm(navigate) {
+  const name = h('input', { type: 'text', placeholder: 'pool name', 'data-new-pool': 'name' });
+  const cap = h('input', { type: 'number', min: 0, value: 1, 'data-new-pool': 'capacity', style: 'width:90px' });
+  const pause = h('input', { type: 'checkbox', 'data-new-pool': 'paused' });
+  const message = h('div', { 'data-new-pool-message': '' });
+  async function create(ifMatch) {
+    const n = name.value.trim();
+    if (!n) { clear(message, notice('error', 'A pool needs a name: nothing was sent')); return; }
+    const body = { capacity: Number(cap.value), paused: pause.checked };
+    try {
+      await request('PUT', `/pools/${enc(n)}`, { body, ifMatch });
+      navigate('/console/pools/' + enc(n));
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409) {
+        clear(message, conflictPanel(e, { mine: body, what: 'new pool', onReapply: v => create(v),
+          onTakeCurrent: () => navigate('/console/pools/' + enc(n)) }));
+      } else {
+        clear(message, problem(e));
+      }
+    }
+  }
+  return h('div', { class: 'panel' }, h('div', { class: 'row' }, name, h('label', {}, 'Capacity ', cap), h('label', {}, pause, ' paused'),
+    h('button', { class: 'primary', 'data-action': 'create-pool', onclick: () => create(null) }, 'Create')), message);
+}
+
+export function renderOne(main, [name], { navigate }) {
   const title = h('h1', {}, 'Pool ', mono(name));
   const message = h('div');
   const form = h('div', { class: 'panel' });
@@ -48,7 +78,10 @@ export function renderOne(main, [name]) {
     const pause = h('input', { type: 'checkbox', checked: paused, 'data-pool': 'paused' });
     clear(form, h('div', { class: 'row' }, h('label', {}, 'Capacity ', cap), h('label', {}, pause, ' paused'),
       h('button', { class: 'primary', 'data-action': 'save', onclick: () => save(Number(cap.value), pause.checked, pool.version) }, 'Save'),
-      h('span', { class: 'muted small' }, `saved with If-Match: "${pool.version}"`)));
+      h('span', { class: 'muted small' }, `saved with If-Match: "${pool.version}"`), h('span', { class: 'grow' }),
+      deleteButton({ path: `/pools/${enc(name)}`, what: `pool ${name}`, version: () => pool.version, message,
+        onDeleted: () => navigate('/console/pools'),
+        onCurrent: current => { pool = current; clear(title, 'Pool ', mono(name), h('span', { class: 'sub' }, `version ${pool.version}`)); } })));
   }
 
   async function save(capacity, paused, version) {
@@ -56,7 +89,7 @@ export function renderOne(main, [name]) {
     try {
       const res = await request('PUT', `/pools/${enc(name)}`, { body, ifMatch: version });
       pool = res.data;
-      clear(message, notice('ok', `Saved: version ${pool.version}`));
+      flash(message, notice('ok', `Saved: version ${pool.version}`));
       clear(title, 'Pool ', mono(name), h('span', { class: 'sub' }, `version ${pool.version}`));
       drawForm(pool.capacity, pool.paused);
       loadEvents();

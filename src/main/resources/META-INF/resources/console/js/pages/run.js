@@ -1,6 +1,6 @@
 // One run: its DAG coloured by state (live, pushed by the server), the selected node's attempts, output and error,
 // a timeline of attempts from the history, the history table, input and output, and the actions the role allows.
-import { h, clear, badge, mono, when, json, problem, notice, freshKey, tagChips } from '../ui.js';
+import { h, clear, badge, mono, when, whenMs, json, problem, notice, flash, freshKey, tagChips } from '../ui.js';
 import { request, get, enc, ApiError } from '../api.js';
 import { can } from '../auth.js';
 import { drawDag } from '../dag.js';
@@ -70,6 +70,8 @@ export function render(main, [runId]) {
 
   function apply(next) {
     const first = run === null;
+    // A banner about the live run (a signal accepted, a cancellation requested) has no more to say once it finished.
+    if (TERMINAL.includes(next.status)) message.querySelectorAll('[data-while-live]').forEach(b => b.remove());
     const revised = !first && next.revision !== run.revision;
     run = next;
     if (revised) loadDefinition().then(draw); // a reset onto the current revision: draw that revision's DAG
@@ -164,7 +166,7 @@ export function render(main, [runId]) {
     try {
       const { data } = await request('POST', `/runs/${enc(runId)}/reset`, { body, ifMatch: version });
       resetChoice.open = false;
-      clear(message, notice('ok', 'Run reset', `It is ${data.status} again at version ${data.version}; this page follows it live.`));
+      flash(message, notice('ok', 'Run reset', `It is ${data.status} again at version ${data.version}; this page follows it live.`));
       apply(data);
       startFollowing();
     } catch (e) {
@@ -295,7 +297,7 @@ export function render(main, [runId]) {
     clear(historyBox, h('table', {},
       h('thead', {}, h('tr', {}, h('th', {}, 'Seq'), h('th', {}, 'At'), h('th', {}, 'Node'), h('th', {}, 'From'), h('th', {}, 'To'), h('th', {}, 'Cause'))),
       h('tbody', {}, history.map(t => h('tr', {},
-        h('td', { class: 'mono' }, t.seq), h('td', { title: t.at }, when(t.at)), h('td', {}, t.node ? mono(t.node) : h('span', { class: 'muted' }, 'run')),
+        h('td', { class: 'mono' }, t.seq), h('td', { title: t.at, class: 'mono small' }, whenMs(t.at)), h('td', {}, t.node ? mono(t.node) : h('span', { class: 'muted' }, 'run')),
         h('td', {}, t.from ? badge(t.from) : ''), h('td', {}, badge(t.to)), h('td', {}, t.cause))))),
       historyMore ? h('div', { class: 'row pager' }, h('span', { class: 'muted' }, `${history.length} transitions shown`),
         h('button', { 'data-action': 'history-more', onclick: () => loadHistory() }, 'Load more')) : null);
@@ -305,7 +307,9 @@ export function render(main, [runId]) {
     if (!confirm('Cancel this run?')) return;
     try {
       await request('POST', `/runs/${enc(runId)}/cancel`);
-      clear(message, notice('info', 'Cancellation requested', 'The run ends as CANCELLED on its next tick; this page updates when it does.'));
+      const banner = notice('info', 'Cancellation requested', 'The run ends as CANCELLED on its next tick; this page updates when it does.');
+      banner.dataset.whileLive = '';
+      flash(message, banner, { ms: 0 });
     } catch (e) {
       clear(message, problem(e));
     }
@@ -318,7 +322,10 @@ export function render(main, [runId]) {
     }
     try {
       await request('POST', `/runs/${enc(runId)}/signals`, { body });
-      clear(message, notice('ok', `Signal '${body.name}' accepted`, 'The run takes it on its next tick.'));
+      const banner = notice('ok', `Signal '${body.name}' accepted`, 'The run takes it on its next tick.');
+      if (!TERMINAL.includes(run.status)) banner.dataset.whileLive = ''; // else it finished already: just the 15 s
+      banner.dataset.signalAccepted = body.name;
+      flash(message, banner, { ms: 15000 });
     } catch (e) {
       clear(message, problem(e));
     }
@@ -329,7 +336,7 @@ export function render(main, [runId]) {
     const body = { nodes: { [node]: { action } } };
     try {
       const { data } = await request('PATCH', `/runs/${enc(runId)}`, { body, ifMatch: version });
-      clear(message, notice('ok', `${action} of ${node} saved`, `The run is at version ${data.version}.`));
+      flash(message, notice('ok', `${action} of ${node} saved`, `The run is at version ${data.version}.`));
       apply(data);
     } catch (e) {
       if (e instanceof ApiError && e.status === 409) {

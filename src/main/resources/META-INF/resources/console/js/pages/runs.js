@@ -1,18 +1,20 @@
-// Runs: filter by workflow, status and tag (key:value), find by run id or idempotency key, page by cursor, refresh every 3 s (pausable),
+// Runs: filter by workflow, status and tag (key:value), find by run id (whole, or any part of it, such as the last 12
+// digits shown) or idempotency key, page by cursor, refresh every 3 s (pausable),
 // select runs to cancel or retry in bulk, or reset/cancel every run the filter matches through a server-side bulk
 // action (previewed first). The list answers summaries (each node's state and attempts, no input or output), so a
 // refresh costs the same whatever the runs carry; the run page reads the full run.
-import { h, clear, badge, mono, shortId, ago, when, problem, notice, tagChips } from '../ui.js';
+import { h, clear, badge, mono, shortId, ago, when, problem, notice, flash, runId, tagChips } from '../ui.js';
 import { request, get, enc, ApiError } from '../api.js';
 import { can } from '../auth.js';
 
 const REFRESH_MS = 3000;
 const STATUSES = ['', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ID_PART = /^[0-9a-f-]{4,35}$/i; // what GET /runs?runId= takes as a part of a run id
 
 export function render(main, _params, { navigate }) {
   const q = new URLSearchParams(location.search);
-  const filter = { workflow: q.get('workflow') || '', status: q.get('status') || '', key: q.get('key') || '', tag: q.get('tag') || '' };
+  const filter = { workflow: q.get('workflow') || '', status: q.get('status') || '', key: q.get('key') || '', id: q.get('id') || '', tag: q.get('tag') || '' };
   const cursors = [null];
   let page = 0;
   let paused = false;
@@ -24,10 +26,13 @@ export function render(main, _params, { navigate }) {
   statusSelect.value = filter.status;
   // One tag, key:value as the API takes it; the server says what is wrong with one it cannot read.
   const tagInput = h('input', { type: 'text', placeholder: 'tag key:value, e.g. customer:c-42', size: 28, 'data-filter': 'tag', value: filter.tag });
-  const search = h('input', { type: 'text', placeholder: 'run id or idempotency key', size: 38, 'data-filter': 'search', value: filter.key });
+  const search = h('input', { type: 'text', placeholder: 'run id (or part of it) or idempotency key', size: 38, 'data-filter': 'search', value: filter.id || filter.key });
   const pauseBtn = h('button', { 'data-action': 'pause' }, 'Pause');
   const liveMark = h('span', { class: 'live on' }, h('span', { class: 'dot' }), 'refreshing every 3 s');
-  const message = h('div');
+  // Two boxes: the list's own load error, replaced by every refresh, and the answers to what the user did, which a
+  // refresh leaves alone (they go after a while, or when dismissed).
+  const loadProblem = h('div', { 'data-load-problem': '' });
+  const message = h('div', { 'data-message': '' });
   const bulk = h('div', { class: 'row', style: 'margin:6px 0' });
   // The server-side bulk action's preview and progress: apart from the message line, which every refresh clears.
   const serverBox = h('div', { 'data-server-bulk': '' });
@@ -39,22 +44,25 @@ export function render(main, _params, { navigate }) {
     wfSelect.value = filter.workflow;
   }).catch(() => {});
 
-  const apply = () => {
+  const apply = (mode = filter.id ? 'id' : 'key') => {
     filter.workflow = wfSelect.value;
     filter.status = statusSelect.value;
-    filter.key = search.value.trim();
+    const text = search.value.trim();
+    filter.key = mode === 'key' ? text : '';
+    filter.id = mode === 'id' ? text : '';
     filter.tag = tagInput.value.trim();
     const s = new URLSearchParams();
     if (filter.workflow) s.set('workflow', filter.workflow);
     if (filter.status) s.set('status', filter.status);
     if (filter.key) s.set('key', filter.key);
     if (filter.tag) s.set('tag', filter.tag);
+    if (filter.id) s.set('id', filter.id);
     history.replaceState({}, '', '/console/runs' + (s.toString() ? '?' + s : ''));
     cursors.length = 1; page = 0; selected.clear();
     load();
   };
-  wfSelect.addEventListener('change', apply);
-  statusSelect.addEventListener('change', apply);
+  wfSelect.addEventListener('change', () => apply());
+  statusSelect.addEventListener('change', () => apply());
   search.addEventListener('keydown', e => { if (e.key === 'Enter') findOrFilter(); });
   tagInput.addEventListener('keydown', e => { if (e.key === 'Enter') apply(); });
 
@@ -65,11 +73,21 @@ export function render(main, _params, { navigate }) {
         await request('GET', '/runs/' + enc(text));
         navigate('/console/runs/' + text);
       } catch (e) {
-        clear(message, problem(e));
+        flash(message, problem(e));
       }
       return;
     }
-    apply();
+    if (ID_PART.test(text)) { // maybe part of a run id: one match opens it, several are listed, none means a key
+      try {
+        const { items } = await get('/runs?limit=2&runId=' + enc(text));
+        if (items.length === 1) { navigate('/console/runs/' + items[0].runId); return; }
+        if (items.length > 1) { apply('id'); return; }
+      } catch (e) {
+        flash(message, problem(e));
+        return;
+      }
+    }
+    apply('key');
   }
 
   pauseBtn.addEventListener('click', () => {
@@ -85,15 +103,16 @@ export function render(main, _params, { navigate }) {
     if (filter.status) s.set('status', filter.status);
     if (filter.key) s.set('idempotencyKey', filter.key);
     if (filter.tag) s.set('tag', filter.tag);
+    if (filter.id) s.set('runId', filter.id);
     if (cursors[page]) s.set('cursor', cursors[page]);
     try {
       const data = await get('/runs?' + s);
       items = data.items;
       cursors[page + 1] = data.nextCursor || null;
-      clear(message);
+      clear(loadProblem);
       draw();
     } catch (e) {
-      clear(message, problem(e));
+      clear(loadProblem, problem(e));
     }
   }
 
@@ -112,7 +131,7 @@ export function render(main, _params, { navigate }) {
           const done = nodes.filter(n => n.state === 'SUCCEEDED' || n.state === 'SKIPPED').length;
           return h('tr', { class: 'clickable', 'data-run': r.runId, onclick: e => { if (!e.target.closest('a[data-link]')) navigate('/console/runs/' + r.runId); } },
             h('td', {}, box),
-            h('td', {}, h('a', { href: '/console/runs/' + r.runId, 'data-link': '' }, mono(shortId(r.runId), { title: r.runId }))),
+            h('td', {}, runId(r.runId, { href: '/console/runs/' + r.runId })),
             h('td', {}, r.workflow, h('span', { class: 'muted' }, ` r${r.revision}`)),
             h('td', {}, badge(r.status)),
             h('td', { class: 'mono' }, `${done}/${nodes.length}`),
@@ -205,7 +224,7 @@ export function render(main, _params, { navigate }) {
 
   function report(what, results) {
     const failed = results.filter(([, e]) => e);
-    clear(message, failed.length === 0
+    flash(message, failed.length === 0
       ? notice('ok', `${what}: done for ${results.length} run(s).`)
       : notice('error', `${what}: ${results.length - failed.length} of ${results.length} done; these were refused and nothing was saved for them:`,
         h('ul', {}, failed.map(([r, e]) => h('li', {}, mono(shortId(r.runId)), ' ',
@@ -218,9 +237,9 @@ export function render(main, _params, { navigate }) {
     h('h1', {}, 'Runs', h('span', { class: 'grow' }), liveMark, pauseBtn),
     h('div', { class: 'panel row' }, wfSelect, statusSelect, tagInput, search,
       h('button', { 'data-action': 'search', onclick: findOrFilter }, 'Search'),
-      h('button', { onclick: () => { search.value = ''; tagInput.value = ''; wfSelect.value = ''; statusSelect.value = ''; apply(); } }, 'Clear')),
+      h('button', { onclick: () => { search.value = ''; tagInput.value = ''; wfSelect.value = ''; statusSelect.value = ''; apply('key'); } }, 'Clear')),
     can('start') ? startForm(navigate) : null,
-    message, bulk, serverBox, table, pager].filter(Boolean));
+    loadProblem, message, bulk, serverBox, table, pager].filter(Boolean));
   load();
   const timer = setInterval(() => { if (!paused && !document.hidden) load(); }, REFRESH_MS);
   return () => clearInterval(timer);

@@ -1,9 +1,11 @@
-// Workflows: the list; one workflow's DAG, its revisions, and (admin only) an editor that saves with If-Match.
+// Workflows: the list; one workflow's DAG, its revisions, its runs (a link to the filtered runs list), "start a run"
+// (client), and (admin only) an editor that saves with If-Match.
 import { h, clear, mono, when, problem } from '../ui.js';
 import { get, enc } from '../api.js';
 import { can } from '../auth.js';
 import { drawDag } from '../dag.js';
 import { jsonEditor } from '../editor.js';
+import { startRunForm } from '../start.js';
 
 export function renderList(main, _params, { navigate }) {
   const box = h('div');
@@ -37,7 +39,8 @@ export function renderOne(main, [name]) {
   const dagCaption = h('span', { class: 'caption', 'data-dag-caption': '' });
   const revBox = h('div', { 'data-revisions': '' });
   const editBox = h('div');
-  main.append(title, message, h('h2', {}, 'DAG', dagCaption), dagBox, h('div', { class: 'cols' }, h('div', {}, h('h2', {}, 'Revisions'), revBox), h('div', {}, h('h2', {}, can('edit') ? 'Definition editor' : 'Definition'), editBox)));
+  const runsLink = h('a', { href: '/console/runs?workflow=' + enc(name), 'data-link': '', 'data-workflow-runs': '' }, 'Runs of this workflow →');
+  main.append(title, h('div', { class: 'row', style: 'margin-bottom:10px' }, runsLink), message, startRunForm(name), h('h2', {}, 'DAG', dagCaption), dagBox, h('div', { class: 'cols' }, h('div', {}, h('h2', {}, 'Revisions'), revBox), h('div', {}, h('h2', {}, can('edit') ? 'Definition editor' : 'Definition'), editBox)));
 
   let workflow = null;
   let editor = null;
