@@ -45,6 +45,8 @@ environment (all optional):
   BACKLOG_THREADS      HTTP threads starting runs (default 4)
   BACKLOG_FIRST        how many of the first (and last) runs started the first/last figures cover (default 1000)
   BACKLOG_WORKER_CONCURRENCY  the worker's slots (default 8)
+  BACKLOG_WORKER_FIRST=1  start the worker (and the clock) before the runs: they queue while it works, as a burst of
+                       starts meets a running fleet (default 0: all queued first)
   BACKLOG_ROOT         the repository whose packaged jar (target/quarkus-app) and SDK (sdk/target) are measured,
                        e.g. a git worktree of an older commit (default: this one; each built when missing)
   DUCTOR_JAR           the Ductor jar (default BACKLOG_ROOT's target/quarkus-app/quarkus-run.jar)
@@ -71,6 +73,8 @@ cap_s=${BACKLOG_CAP_S:-600}
 threads=${BACKLOG_THREADS:-4}
 first=${BACKLOG_FIRST:-1000}
 concurrency=${BACKLOG_WORKER_CONCURRENCY:-8}
+worker_first=${BACKLOG_WORKER_FIRST:-0}
+[[ $worker_first =~ ^[01]$ ]] || { echo "BACKLOG_WORKER_FIRST must be 0 or 1" >&2; exit 2; }
 backlog_root=$(cd "${BACKLOG_ROOT:-$root}" && pwd)
 ready_timeout=${BENCH_READY_TIMEOUT_S:-120}
 java=${JAVA:-java}
@@ -91,6 +95,7 @@ declare -A fig=()
 fig[load_avg_start]=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' '/')
 fig[worker_concurrency]=$concurrency
 fig[start_threads]=$threads
+fig[worker_first]=$worker_first
 last_keys=(runs drain_s "first${first}_p50_s" "first${first}_p90_s" all_p50_s rank_corr runs_per_s)
 
 report() {
@@ -169,7 +174,28 @@ pod_pid=$REPLY
 wait_http "http://127.0.0.1:$pod_port/q/health/ready" "$pod_pid" "$pod_log" "Ductor pod" || exit 1
 api=http://127.0.0.1:$pod_port/api/v1/workflows/chain3-sdk
 
-# ---- the backlog: every run started before any worker runs --------------------------------------------------
+# ---- the worker: started (and the clock with it) after the starts, or before them with BACKLOG_WORKER_FIRST=1 ------
+
+worker_log=$out_dir/backlog-sdk-worker.log
+start_worker() {
+    local i
+    t0_ms=$(date +%s%3N)
+    log "phase=worker-start concurrency=$concurrency log=$worker_log cap=${cap_s}s"
+    setsid "$java" "${jvm_opts[@]}" -cp "$SDK_CLASSPATH" bench/sdk/SdkWorker.java "http://127.0.0.1:$pod_port" \
+        "$work/worker.jwt" "$concurrency" >"$worker_log" 2>&1 &
+    worker_pid=$!
+    for ((i = 0; i < ready_timeout * 10; i++)); do # start() returns once the server answered its first claim
+        grep -q ' started: ' "$worker_log" 2>/dev/null && break
+        alive "$worker_pid" || { log "SDK worker exited; the end of $worker_log:"; tail -n 40 "$worker_log" >&2; return 1; }
+        sleep 0.1
+    done
+    grep -q ' started: ' "$worker_log" || { log "SDK worker not started after ${ready_timeout}s"; return 1; }
+    fig[worker_ready_s]=$(awk -v a="$t0_ms" -v b="$(date +%s%3N)" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
+}
+
+# ---- the backlog: every run started before any worker runs (BACKLOG_WORKER_FIRST=1: while it runs) ------------
+
+[ "$worker_first" = 0 ] || start_worker || exit 1
 
 log "phase=start runs=$runs threads=$threads"
 rc=0
@@ -182,22 +208,9 @@ for pair in $(cat "$work/start.out" 2>/dev/null); do
     fig[${pair%%=*}]=${pair#*=}
 done
 [ "$rc" -eq 0 ] || { log "starting the runs failed (rc $rc)"; exit 1; }
+[ "$worker_first" = 1 ] || start_worker || exit 1
 
-# ---- the drain: the worker started, the clock with it ----------------------------------------------------------
-
-worker_log=$out_dir/backlog-sdk-worker.log
-t0_ms=$(date +%s%3N)
-log "phase=drain worker concurrency=$concurrency log=$worker_log cap=${cap_s}s"
-setsid "$java" "${jvm_opts[@]}" -cp "$SDK_CLASSPATH" bench/sdk/SdkWorker.java "http://127.0.0.1:$pod_port" \
-    "$work/worker.jwt" "$concurrency" >"$worker_log" 2>&1 &
-worker_pid=$!
-for ((i = 0; i < ready_timeout * 10; i++)); do # start() returns once the server answered its first claim
-    grep -q ' started: ' "$worker_log" 2>/dev/null && break
-    alive "$worker_pid" || { log "SDK worker exited; the end of $worker_log:"; tail -n 40 "$worker_log" >&2; exit 1; }
-    sleep 0.1
-done
-grep -q ' started: ' "$worker_log" || { log "SDK worker not started after ${ready_timeout}s"; exit 1; }
-fig[worker_ready_s]=$(awk -v a="$t0_ms" -v b="$(date +%s%3N)" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
+# ---- the drain: waited for and read from the database ----------------------------------------------------------
 
 rc=0
 run_child "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$jdbc_jar" bench/backlog/DrainFigures.java \
