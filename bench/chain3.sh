@@ -156,7 +156,8 @@ rm -f "$out_dir"/chain3-sdk.properties "$out_dir"/chain3-sdk-worker.log "$out_di
     "$out_dir"/chain3-*activity.txt "$out_dir"/chain3-ref.log "$out_dir"/chain3-postgres.log
 started=$SECONDS
 clk_tck=$(getconf CLK_TCK)
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # log, alive, stop_pid, stop_pg, run_child, free_port, wait_http, start_local_pg, proc_ticks
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # log, alive, stop_pid, stop_pg, run_child, free_port, wait_http, start_local_pg,
+# proc_ticks, locate_jar, sdk_classpath, mint_worker_token, launch_pod
 loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null | tr ' ' '/'; } # the host's load: 1, 5 and 15 min averages
 
 # ---- figures: filled as the phases end, printed (and written) by the exit trap, whatever happened -------------
@@ -400,40 +401,13 @@ trap 'exit 143' TERM
 
 # ---- the Ductor jar and the JDBC driver beside it ----------------------------------------------------------------
 
-jar=${DUCTOR_JAR:-$root/target/quarkus-app/quarkus-run.jar}
-if [ ! -f "$jar" ]; then
-    if [ -n "${DUCTOR_JAR:-}" ] || [ "${BENCH_SKIP_BUILD:-0}" = 1 ]; then
-        log "no Ductor jar at $jar (DUCTOR_JAR; BENCH_SKIP_BUILD=${BENCH_SKIP_BUILD:-0})"
-        exit 1
-    fi
-    log "phase=build log=$out_dir/chain3-build.log"
-    run_child bash -c 'cd "$1" && ./mvnw -B -q package -DskipTests' build "$root" >"$out_dir/chain3-build.log" 2>&1 \
-        || { log "build failed; the end of $out_dir/chain3-build.log:"; tail -n 40 "$out_dir/chain3-build.log" >&2; exit 1; }
-fi
-jar=$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")
-jdbc_jar=$(ls "$(dirname "$jar")"/lib/main/org.postgresql.postgresql-*.jar 2>/dev/null | sort -V | tail -n 1 || true)
-[ -n "$jdbc_jar" ] || { log "no org.postgresql.postgresql-*.jar in $(dirname "$jar")/lib/main"; exit 1; }
+locate_jar "$out_dir/chain3-build.log" || exit 1
 # the commit the jar's repository is at (-dirty: uncommitted changes there, which the jar may or may not contain)
 fig[ductor_commit]=$(git -C "$(dirname "$jar")" describe --always --dirty --abbrev=7 2>/dev/null || echo NA)
 
 # ---- --sdk: the SDK of this repository (sdk/target, packaged when missing) and its runtime classpath ----------------
 
-if [ "$sdk" = 1 ] && [ -z "${SDK_CLASSPATH:-}" ]; then
-    sdk_jar=$(ls "$root"/sdk/target/ductor-sdk-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -n 1 || true)
-    if [ -z "$sdk_jar" ] || [ -n "$(find "$root/sdk/src/main" -newer "$sdk_jar" -type f | head -n 1)" ]; then
-        [ "${BENCH_SKIP_BUILD:-0}" != 1 ] || { log "no current SDK jar in sdk/target (BENCH_SKIP_BUILD=1)"; exit 1; }
-        log "phase=sdk-build log=$out_dir/chain3-sdk-build.log"
-        run_child bash -c 'cd "$1" && ./mvnw -B -q -f sdk/pom.xml package -DskipTests' build "$root" \
-            >"$out_dir/chain3-sdk-build.log" 2>&1 \
-            || { log "SDK build failed; see $out_dir/chain3-sdk-build.log"; tail -n 40 "$out_dir/chain3-sdk-build.log" >&2; exit 1; }
-        sdk_jar=$(ls "$root"/sdk/target/ductor-sdk-*.jar | grep -v -e sources -e javadoc | head -n 1)
-    fi
-    # compile + runtime scope: Jackson, SLF4J's API (no binding: the SDK's own logging is silenced) and Micrometer
-    run_child bash -c 'cd "$1" && ./mvnw -B -q -f sdk/pom.xml dependency:build-classpath -DincludeScope=runtime \
-        -Dmdep.outputFile="$2"' classpath "$root" "$work/sdk.classpath" >>"$out_dir/chain3-sdk-build.log" 2>&1 \
-        || { log "could not resolve the SDK's classpath; see $out_dir/chain3-sdk-build.log"; exit 1; }
-    SDK_CLASSPATH=$sdk_jar:$(cat "$work/sdk.classpath")
-fi
+[ "$sdk" = 0 ] || sdk_classpath "$root" "$out_dir/chain3-sdk-build.log" || exit 1
 
 # ---- PostgreSQL --------------------------------------------------------------------------------------------------
 
@@ -464,16 +438,8 @@ run_child timeout 180 "$java" -cp "$jdbc_jar" bench/chain3/PgSetup.java "$admin_
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$work/private.pem" 2>/dev/null
 openssl pkey -in "$work/private.pem" -pubout -out "$work/public.pem" 2>/dev/null
 run_child timeout 120 "$java" bench/chain3/MintTokens.java "$work/private.pem" "$work" ductor-bench bench 7200
-# --sdk: a worker token of the same tenant (MintTokens mints admin and client): RS256 with the claims MintTokens
-# writes, role "worker", signed with openssl
-b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
-if [ "$sdk" = 1 ]; then
-    now=$(date +%s)
-    input=$(printf '%s' '{"alg":"RS256","typ":"JWT"}' | b64url).$(printf '{"iss":"ductor-bench","sub":"bench-worker","upn":"bench-worker","groups":["worker"],"tenant":"bench","iat":%d,"exp":%d}' \
-        "$now" $((now + 7200)) | b64url)
-    printf '%s.%s' "$input" "$(printf '%s' "$input" | openssl dgst -sha256 -sign "$work/private.pem" -binary | b64url)" \
-        >"$work/worker.jwt"
-fi
+# --sdk: a worker token of the same tenant (MintTokens mints admin and client), signed with openssl
+[ "$sdk" = 0 ] || mint_worker_token "$work/private.pem" "$work/worker.jwt" bench 7200
 
 # ---- the driver, and the profiler beside it ----------------------------------------------------------------------
 
@@ -572,13 +538,8 @@ start_pod() {
     port=$REPLY
     [ "$profile" = 1 ] && jfr=("-XX:StartFlightRecording=filename=$out_dir/chain3-pod$n.jfr,settings=profile,dumponexit=true${BENCH_JFR_EXTRA:+,$BENCH_JFR_EXTRA}")
     log "phase=ductor-start pod=$n port=$port migrate=$migrate log=$pod_log"
-    QUARKUS_DATASOURCE_JDBC_URL=$ductor_url QUARKUS_DATASOURCE_USERNAME=$db_user \
-        QUARKUS_DATASOURCE_PASSWORD=$db_password QUARKUS_DATASOURCE_JDBC_MAX_SIZE=10 \
-        DUCTOR_EMBEDDED_ENABLED=false QUARKUS_HTTP_HOST=127.0.0.1 QUARKUS_HTTP_PORT=$port QUARKUS_FLYWAY_MIGRATE_AT_START=$migrate \
-        MP_JWT_VERIFY_PUBLICKEY_LOCATION=$work/public.pem MP_JWT_VERIFY_ISSUER=ductor-bench \
-        DUCTOR_WORKER_THREADS=8 DUCTOR_POD_NAME=chain3-pod$n \
-        setsid "$java" "${jvm_opts[@]}" "${jfr[@]}" -jar "$jar" >"$pod_log" 2>&1 &
-    pod_pids+=("$!")
+    launch_pod "chain3-pod$n" "$ductor_url" "$port" "$migrate" "$pod_log" "${jfr[@]}"
+    pod_pids+=("$REPLY")
     pod_ports+=("$port")
 }
 

@@ -1,7 +1,7 @@
-# Shell pieces the benchmark scripts share (bench/chain3.sh, bench/fanout.sh, bench/hostile.sh), sourced by them.
-# They read and set the caller's globals: out_dir, stem (the name of the figures' and PostgreSQL log's files),
-# ready_timeout, used_ports (an array), pg_bin, pg_os_user, as_pg (an array), pgdir, pg_pid, pg_port, db_user,
-# db_password, admin_url, child.
+# Shell pieces the benchmark scripts share (bench/chain3.sh, bench/fanout.sh, bench/hostile.sh, bench/backlog-sdk.sh),
+# sourced by them. They read and set the caller's globals: root, out_dir, stem (the name of the figures', logs' and
+# PostgreSQL log's files), ready_timeout, used_ports (an array), pg_bin, pg_os_user, as_pg (an array), pgdir, pg_pid,
+# pg_port, db_user, db_password, admin_url, child, java, jvm_opts (an array), jar, jdbc_jar, work, SDK_CLASSPATH.
 
 log() { echo "$*" >&2; }
 
@@ -147,4 +147,70 @@ proc_ticks() { # utime + stime of a process, in clock ticks
     s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo NA; return; }
     s=${s##*) }
     awk '{ print $12 + $13 }' <<<"$s"
+}
+
+# locate_jar [build log]: the Ductor jar in $jar (DUCTOR_JAR, else target/quarkus-app/quarkus-run.jar of $build_root,
+# default $root, packaged there when missing unless BENCH_SKIP_BUILD=1) and the PostgreSQL JDBC driver beside it in
+# $jdbc_jar
+locate_jar() {
+    local build_log=${1:-$out_dir/$stem-build.log} repo=${build_root:-$root}
+    jar=${DUCTOR_JAR:-$repo/target/quarkus-app/quarkus-run.jar}
+    if [ ! -f "$jar" ]; then
+        if [ -n "${DUCTOR_JAR:-}" ] || [ "${BENCH_SKIP_BUILD:-0}" = 1 ]; then
+            log "no Ductor jar at $jar (DUCTOR_JAR; BENCH_SKIP_BUILD=${BENCH_SKIP_BUILD:-0})"
+            return 1
+        fi
+        log "phase=build log=$build_log"
+        run_child bash -c 'cd "$1" && ./mvnw -B -q package -DskipTests' build "$repo" >"$build_log" 2>&1 \
+            || { log "build failed; the end of $build_log:"; tail -n 40 "$build_log" >&2; return 1; }
+    fi
+    jar=$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")
+    jdbc_jar=$(ls "$(dirname "$jar")"/lib/main/org.postgresql.postgresql-*.jar 2>/dev/null | sort -V | tail -n 1 || true)
+    [ -n "$jdbc_jar" ] || { log "no org.postgresql.postgresql-*.jar in $(dirname "$jar")/lib/main"; return 1; }
+}
+
+# sdk_classpath <repository> [build log]: the Java SDK of that repository (its sdk/target jar, packaged when missing or
+# older than its sources unless BENCH_SKIP_BUILD=1) and its runtime dependencies, in $SDK_CLASSPATH; kept when set
+sdk_classpath() {
+    local repo=$1 build_log=${2:-$out_dir/$stem-sdk-build.log} sdk_jar
+    [ -z "${SDK_CLASSPATH:-}" ] || return 0
+    sdk_jar=$(ls "$repo"/sdk/target/ductor-sdk-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -n 1 || true)
+    if [ -z "$sdk_jar" ] || [ -n "$(find "$repo/sdk/src/main" -newer "$sdk_jar" -type f | head -n 1)" ]; then
+        [ "${BENCH_SKIP_BUILD:-0}" != 1 ] || { log "no current SDK jar in $repo/sdk/target (BENCH_SKIP_BUILD=1)"; return 1; }
+        log "phase=sdk-build log=$build_log"
+        run_child bash -c 'cd "$1" && ./mvnw -B -q -f sdk/pom.xml package -DskipTests' build "$repo" >"$build_log" 2>&1 \
+            || { log "SDK build failed; see $build_log"; tail -n 40 "$build_log" >&2; return 1; }
+        sdk_jar=$(ls "$repo"/sdk/target/ductor-sdk-*.jar | grep -v -e sources -e javadoc | head -n 1)
+    fi
+    # compile + runtime scope: Jackson, SLF4J's API (no binding: the SDK's own logging is silenced) and Micrometer
+    run_child bash -c 'cd "$1" && ./mvnw -B -q -f sdk/pom.xml dependency:build-classpath -DincludeScope=runtime \
+        -Dmdep.outputFile="$2"' classpath "$repo" "$work/sdk.classpath" >>"$build_log" 2>&1 \
+        || { log "could not resolve the SDK's classpath; see $build_log"; return 1; }
+    SDK_CLASSPATH=$sdk_jar:$(cat "$work/sdk.classpath")
+}
+
+# mint_worker_token <private key pem> <out file> [tenant] [ttl s]: a "worker" token (RS256, the claims
+# bench/chain3/MintTokens.java writes for its admin and client tokens, issuer ductor-bench), signed with openssl
+mint_worker_token() {
+    local key=$1 out=$2 tenant=${3:-bench} ttl=${4:-7200} now input
+    b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+    now=$(date +%s)
+    input=$(printf '%s' '{"alg":"RS256","typ":"JWT"}' | b64url).$(printf '{"iss":"ductor-bench","sub":"bench-worker","upn":"bench-worker","groups":["worker"],"tenant":"%s","iat":%d,"exp":%d}' \
+        "$tenant" "$now" $((now + ttl)) | b64url)
+    printf '%s.%s' "$input" "$(printf '%s' "$input" | openssl dgst -sha256 -sign "$key" -binary | b64url)" >"$out"
+}
+
+# launch_pod <pod name> <jdbc url> <port> <migrate true|false> <log> [extra JVM options...]: one prod-mode JVM of $jar
+# in its own process group (pid in $REPLY), chain3's pod settings (a pool of 10, 8 in-process workers, tokens
+# verified with $work/public.pem, issuer ductor-bench); ready once /q/health/ready answers 200 (wait_http)
+launch_pod() {
+    local name=$1 url=$2 port=$3 migrate=$4 pod_log=$5
+    shift 5
+    QUARKUS_DATASOURCE_JDBC_URL=$url QUARKUS_DATASOURCE_USERNAME=$db_user \
+        QUARKUS_DATASOURCE_PASSWORD=$db_password QUARKUS_DATASOURCE_JDBC_MAX_SIZE=10 \
+        DUCTOR_EMBEDDED_ENABLED=false QUARKUS_HTTP_HOST=127.0.0.1 QUARKUS_HTTP_PORT=$port QUARKUS_FLYWAY_MIGRATE_AT_START=$migrate \
+        MP_JWT_VERIFY_PUBLICKEY_LOCATION=$work/public.pem MP_JWT_VERIFY_ISSUER=ductor-bench \
+        DUCTOR_WORKER_THREADS=8 DUCTOR_POD_NAME=$name \
+        setsid "$java" "${jvm_opts[@]}" "$@" -jar "$jar" >"$pod_log" 2>&1 &
+    REPLY=$!
 }

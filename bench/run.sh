@@ -7,6 +7,7 @@
 #   bench/run.sh startup   time-to-ready and JVM CPU to ready: JDK 17, JDK 25, JDK 25 with a Leyden AOT cache
 #   bench/run.sh chain3    end-to-end runs/s of the packaged jar on a durable PostgreSQL vs a plain-JDBC reference
 #   bench/run.sh chain3-sdk  the same chain run by SDK workers over HTTP vs by the in-process workers
+#   bench/run.sh backlog-sdk 20,000 runs queued at once, one SDK worker: do they finish in the order they started?
 #   bench/run.sh fanout    server CPU per fan-out item at 10, 100 and 1,000 items a run (issue 29)
 #   bench/run.sh chaos     3 pods under load, a pod SIGKILLed every 15 s, PostgreSQL crash-restarted once: 0 lost?
 #   bench/run.sh failover  pg_auto_failover primary and synchronous standby, 3 switches under load: 0 lost, 0 failed?
@@ -58,6 +59,14 @@ scenarios:
           --help lists the BENCH_* settings); sdk_vs_inproc and ratio are the rounds' medians; last line:
           runs_per_s=<sdk> inproc_runs_per_s=<i> ref_runs_per_s=<m> sdk_vs_inproc=<sdk/i> ratio=<sdk/m> p50_ms=<a>
           p99_ms=<b> server_cpu_ms_per_step=<c>
+  backlog-sdk
+          under a backlog, do runs finish in about the order they started (issue 30)? BACKLOG_RUNS (20000) runs of
+          chain3-sdk started by 4 HTTP threads while no worker runs, then one SDK worker JVM (8 slots) started and
+          the drain timed from that moment, up to BACKLOG_CAP_S (600); from the database, runs ranked by
+          created_at: p50/p90 finish of the first 1,000 started and of all, runs and steps done at 25/50/75 % of
+          the drain, Spearman's rank correlation of start and finish order (bench/backlog-sdk.sh; its --help lists
+          the settings, BACKLOG_ROOT measures another checkout's jar and SDK); last line:
+          runs=<n> drain_s=<d> first1000_p50_s=<a> first1000_p90_s=<b> all_p50_s=<c> rank_corr=<r> runs_per_s=<s>
   fanout  the packaged jar's CPU per fan-out item (one task node, handler noop, "forEach": "input.items", no
           maxConcurrency) at 10, 100 and 1,000 items a run on a throw-away, durable PostgreSQL 15, a fixed total of
           items per size after a warm-up at each (bench/fanout.sh; bash bench/fanout.sh --help lists its settings);
@@ -285,6 +294,10 @@ case "${1:-}" in
     chain3-sdk)
         # exec, as chain3: its own EXIT trap stops the pod, the worker and PostgreSQL it started
         exec bash bench/chain3-sdk.sh "${@:2}"
+        ;;
+    backlog-sdk)
+        # exec, as chain3: its own EXIT trap stops the worker, the pod and PostgreSQL it started
+        exec bash bench/backlog-sdk.sh "${@:2}"
         ;;
     -h | --help | help)
         usage
