@@ -134,7 +134,7 @@ public class WorkflowResource {
     @Path("/{name}/runs")
     @RolesAllowed(Roles.CLIENT)
     @Operation(operationId = "startRun")
-    @RequestBody(content = @Content(schema = @Schema(implementation = StartBody.class))) // optional: no body is {}
+    @RequestBody(required = false, content = @Content(schema = @Schema(implementation = StartBody.class))) // no body: {}
     @APIResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = RunView.class)))
     @APIResponse(responseCode = "200", description = "Same idempotencyKey again: the same run, no second run",
             content = @Content(schema = @Schema(implementation = RunView.class)))
