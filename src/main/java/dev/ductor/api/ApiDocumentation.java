@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Completes the OpenAPI document from the shared parts of {@code META-INF/openapi.yaml}: each named response and example
  * ({@code $ref: '#/components/responses/run-not-found'}) is written out in place, so each operation in
- * {@code /q/openapi} reads complete on its own.
+ * {@code /q/openapi} reads complete on its own, and the shared parts themselves are dropped from the components (a
+ * component nothing refers to is what linters and client generators warn about).
  */
 public class ApiDocumentation implements OASFilter {
 
@@ -40,6 +41,9 @@ public class ApiDocumentation implements OASFilter {
                 inline(operation.getRequestBody().getContent(), examples);
             }
         }));
+        // Written out in every operation above: left here too, they would be components nothing refers to.
+        openAPI.getComponents().setResponses(null);
+        openAPI.getComponents().setExamples(null);
     }
 
     private static void inline(Content content, Map<String, Example> examples) {

@@ -15,6 +15,13 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.net.URI;
 import java.util.Map;
@@ -26,18 +33,26 @@ import java.util.UUID;
  * createdBefore?, createdAfter?, tag?}, dryRun?, toRevision?: "current"}}: a dry run answers the count and a sample; else a
  * durable job the pods work through ({@link BulkActions}), with its progress at {@code GET /bulk-actions/{id}}.
  */
+@Tag(name = "Bulk actions", description = "Cancel, reset or retry many runs at once")
 @Path("/api/v1/bulk-actions")
 @RolesAllowed(Roles.OPERATOR)
 @Produces(MediaType.APPLICATION_JSON)
 public class BulkActionResource {
 
-    private static final Set<String> FIELDS = Set.of("action", "filter", "dryRun", "toRevision");
+    /** The fields a request may have (its schema, BulkActionBody, lists the same: BodySchemasTest). */
+    static final Set<String> FIELDS = Set.of("action", "filter", "dryRun", "toRevision");
 
     @Inject BulkActions bulk;
     @Inject CallerContext caller;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(operationId = "createBulkAction")
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = BulkActionBody.class)))
+    // The job and its progress are maps the run/bulk package builds: described as objects, their fields in the examples.
+    @APIResponse(responseCode = "200", description = "Dry run: the number of runs the filter matches and a sample of them",
+            content = @Content(schema = @Schema(type = SchemaType.OBJECT)))
+    @APIResponse(responseCode = "202", content = @Content(schema = @Schema(type = SchemaType.OBJECT)))
     public Response create(JsonNode body) {
         if (body == null || !body.isObject()) {
             throw new BadRequestException("action", "send {action: cancel | reset | retry-dead-letters, filter: {...}, dryRun?, toRevision?}");
@@ -76,12 +91,14 @@ public class BulkActionResource {
 
     @GET
     @Path("/{id}")
+    @Operation(operationId = "getBulkAction")
     public Map<String, Object> get(@PathParam("id") String id) {
         return bulk.progress(caller.tenant(), parse(id));
     }
 
     @POST
     @Path("/{id}/cancel")
+    @Operation(operationId = "cancelBulkAction")
     public Map<String, Object> cancel(@PathParam("id") String id) {
         return bulk.cancel(caller.tenant(), parse(id));
     }

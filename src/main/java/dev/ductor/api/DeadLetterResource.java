@@ -12,12 +12,16 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.util.List;
-import java.util.Map;
 
 /** The caller's tenant's poison runs, parked with their wakeups dead-lettered (docs/operations.md, "Poison runs"). */
+@Tag(name = "Dead letters", description = "Poison runs parked with their wakeups dead-lettered")
 @Path("/api/v1/dead-letters")
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed({Roles.ADMIN, Roles.OPERATOR})
@@ -31,7 +35,13 @@ public class DeadLetterResource {
     CallerContext caller;
 
     @GET
-    public Map<String, List<DeadLetters.Summary>> list(@QueryParam("limit") @WholeNumber String limit) {
-        return Map.of("items", parked.list(caller.tenant(), limit == null ? null : Integer.valueOf(limit)));
+    @Operation(operationId = "listDeadLetters")
+    @APIResponse(responseCode = "200", description = "One entry per parked run: its dead-lettered items and why",
+            content = @Content(schema = @Schema(implementation = DeadLetterList.class)))
+    public DeadLetterList list(@QueryParam("limit") @WholeNumber String limit) {
+        return new DeadLetterList( parked.list(caller.tenant(), limit == null ? null : Integer.valueOf(limit)));
+    }
+
+    public record DeadLetterList(List<DeadLetters.Summary> items) {
     }
 }

@@ -12,7 +12,11 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.util.Map;
 import java.util.TreeMap;
@@ -25,6 +29,7 @@ import java.util.TreeMap;
  * tokens include an admin's. {@code @PermitAll} because unannotated endpoints are denied: the route walk lists it as
  * the one open route under /api/v1.
  */
+@Tag(name = "Dev tokens", description = "The dev sign-in tokens (dev and trial only)")
 @Path("/api/v1/dev-tokens")
 @Produces(MediaType.APPLICATION_JSON)
 @PermitAll
@@ -38,6 +43,9 @@ public class DevTokenResource {
     }
 
     @GET
+    @Operation(operationId = "getDevTokens")
+    @APIResponse(responseCode = "200", description = "A token per role (admin, operator, client, worker)",
+            content = @Content(schema = @Schema(implementation = DevTokens.class)))
     public DevTokens get(@Context HttpServerRequest request) {
         Map<String, String> issued = issuer.issued();
         if (issued.isEmpty()) {

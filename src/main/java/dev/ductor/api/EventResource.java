@@ -19,12 +19,18 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Events from outside: each is matched against the tenant's rules, which start or signal runs. Accepted once
  * per idempotency key: a re-sent event answers 200 with what the first delivery did, and does nothing.
  */
+@Tag(name = "Events", description = "Events from outside, matched against the rules")
 @Path("/api/v1/events")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -42,6 +48,11 @@ public class EventResource {
 
     @POST
     @RolesAllowed(Roles.CLIENT)
+    @Operation(operationId = "publishEvent")
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = EventBody.class)))
+    @APIResponse(responseCode = "202", content = @Content(schema = @Schema(implementation = EventReceipt.class)))
+    @APIResponse(responseCode = "200", description = "Same idempotencyKey again: the first delivery's receipt, nothing done",
+            content = @Content(schema = @Schema(implementation = EventReceipt.class)))
     public Response post(JsonNode body) {
         EventBody event = bodies.read(body, EventBody.class);
         EventReceipt receipt = ingestion.ingest(caller.tenant(),

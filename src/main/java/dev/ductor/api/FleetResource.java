@@ -10,8 +10,13 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
+@Tag(name = "Fleet", description = "The queues and workers at a glance")
 @Path("/api/v1/fleet")
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
@@ -28,6 +33,9 @@ public class FleetResource {
     FleetHistory history;
 
     @GET
+    @Operation(operationId = "getFleet")
+    @APIResponse(responseCode = "200", description = "A snapshot; lagSeconds is how long the oldest due item has waited",
+            content = @Content(schema = @Schema(implementation = FleetOverview.Fleet.class)))
     public FleetOverview.Fleet get() {
         return fleet.of(caller.tenant());
     }

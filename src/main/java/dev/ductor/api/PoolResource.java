@@ -26,12 +26,17 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.hibernate.validator.constraints.Range;
 
 import java.net.URI;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 
 /**
@@ -39,6 +44,7 @@ import java.util.OptionalLong;
  * every pod and external worker of the tenant. A pool is event-sourced; its version (the ETag) is its stream's.
  * A task whose pool is not defined is not handed out until the pool is defined: define pools first.
  */
+@Tag(name = "Pools", description = "Capacity pools bounding how many tasks of a pool are leased at once")
 @Path("/api/v1/pools")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -57,6 +63,11 @@ public class PoolResource {
     @PUT
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "putPool")
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = PoolBody.class)))
+    @APIResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = PoolView.class)))
+    @APIResponse(responseCode = "200", description = "Pool changed; ETag is its new version",
+            content = @Content(schema = @Schema(implementation = PoolView.class)))
     public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         PoolBody pool = bodies.read(body, PoolBody.class);
@@ -98,13 +109,19 @@ public class PoolResource {
 
     @GET
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    public Map<String, List<PoolView>> list() {
-        return Map.of("items", pools.list(caller.tenant()));
+    @Operation(operationId = "listPools")
+    @APIResponse(responseCode = "200", description = "The tenant's pools, each with its version",
+            content = @Content(schema = @Schema(implementation = PoolList.class)))
+    public PoolList list() {
+        return new PoolList(pools.list(caller.tenant()));
     }
 
     @GET
     @Path("/{name}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    @Operation(operationId = "getPool")
+    @APIResponse(responseCode = "200", description = "The pool; ETag is its version",
+            content = @Content(schema = @Schema(implementation = PoolView.class)))
     public Response get(@PathParam("name") @Name String name) {
         PoolView pool = pools.get(caller.tenant(), name);
         return Response.ok(pool).header("ETag", Versions.etag(pool.version())).build();
@@ -113,8 +130,14 @@ public class PoolResource {
     @GET
     @Path("/{name}/events")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    @Operation(operationId = "listPoolEvents")
+    @APIResponse(responseCode = "200", description = "The pool's events in version order",
+            content = @Content(schema = @Schema(type = SchemaType.ARRAY, implementation = AggregateEvent.class)))
     public List<AggregateEvent> events(@PathParam("name") @Name String name) {
         return pools.events(caller.tenant(), name);
+    }
+
+    public record PoolList(List<PoolView> items) {
     }
 
     /**

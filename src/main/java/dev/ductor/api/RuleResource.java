@@ -19,14 +19,19 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.net.URI;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 
 /** Event rules: {@code PUT} creates (201) or replaces (200, needs If-Match) a rule; {@code GET} shows it with its ETag. */
+@Tag(name = "Rules", description = "Event rules that start or signal runs")
 @Path("/api/v1/rules")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -42,6 +47,11 @@ public class RuleResource {
     @PUT
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "putRule")
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = RuleBody.class)))
+    @APIResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = RuleView.class)))
+    @APIResponse(responseCode = "200", description = "Rule replaced; ETag is its new version",
+            content = @Content(schema = @Schema(implementation = RuleView.class)))
     public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
@@ -71,15 +81,24 @@ public class RuleResource {
 
     @GET
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    public Map<String, List<RuleView>> list() {
-        return Map.of("items", rules.list(caller.tenant()));
+    @Operation(operationId = "listRules")
+    @APIResponse(responseCode = "200", description = "The tenant's rules, each with its version",
+            content = @Content(schema = @Schema(implementation = RuleList.class)))
+    public RuleList list() {
+        return new RuleList(rules.list(caller.tenant()));
     }
 
     @GET
     @Path("/{name}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    @Operation(operationId = "getRule")
+    @APIResponse(responseCode = "200", description = "The rule; ETag is its version",
+            content = @Content(schema = @Schema(implementation = RuleView.class)))
     public Response get(@PathParam("name") String name) {
         RuleView rule = rules.get(caller.tenant(), name);
         return Response.ok(rule).header("ETag", Versions.etag(rule.version())).build();
+    }
+
+    public record RuleList(List<RuleView> items) {
     }
 }

@@ -12,6 +12,7 @@ import dev.ductor.run.RunQueries;
 import dev.ductor.run.RunReset;
 import dev.ductor.run.RunTagFilter;
 import dev.ductor.run.RunView;
+import dev.ductor.run.TransitionView;
 import dev.ductor.run.core.OperatorActions;
 import dev.ductor.security.CallerContext;
 import dev.ductor.security.Roles;
@@ -41,7 +42,13 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,6 +57,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 
+@Tag(name = "Runs", description = "Runs: read, list, history, live events, signals, cancel, patch, reset")
 @Path("/api/v1/runs")
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
@@ -76,12 +84,18 @@ public class RunResource {
 
     @GET
     @Path("/{runId}")
+    @Operation(operationId = "getRun")
+    @APIResponse(responseCode = "200", description = "The run; ETag is its version",
+            content = @Content(schema = @Schema(implementation = RunView.class)))
     public Response get(@PathParam("runId") String runId) {
         RunView run = runs.get(caller.tenant(), parse(runId));
         return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
     }
 
     @GET
+    @Operation(operationId = "listRuns")
+    @APIResponse(responseCode = "200", description = "One page of run summaries; nextCursor is absent on the last page",
+            content = @Content(schema = @Schema(implementation = RunPage.class)))
     public RunPage list(@QueryParam("workflow") String workflow, @QueryParam("status") String status,
                         @QueryParam("idempotencyKey") String idempotencyKey, @QueryParam("tag") List<String> tags,
                         @QueryParam("runId") String runId,
@@ -93,6 +107,8 @@ public class RunResource {
     @GET
     @Path("/{runId}/events")
     @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(operationId = "streamRunEvents")
+    @APIResponse(responseCode = "200", content = @Content(mediaType = MediaType.SERVER_SENT_EVENTS, schema = @Schema(implementation = RunView.class)))
     public void events(@PathParam("runId") String runId, @HeaderParam("Last-Event-ID") String lastEventId,
                        @Context SseEventSink sink, @Context Sse sse) {
         streams.open(caller.tenant(), caller.subject(), parse(runId), parseLastEventId(lastEventId), new RunEvents(sink, sse));
@@ -133,6 +149,9 @@ public class RunResource {
      */
     @GET
     @Path("/{runId}/history")
+    @Operation(operationId = "getRunHistory")
+    @APIResponse(responseCode = "200", description = "Transitions in seq order, at most limit; Link: <...?after=<last seq>&limit=<limit>>; rel=\"next\" while more follow",
+            content = @Content(schema = @Schema(type = SchemaType.ARRAY, implementation = TransitionView.class)))
     public Response history(@PathParam("runId") String runId, @QueryParam("after") String after,
                             @QueryParam("limit") String limit) {
         UUID id = parse(runId);
@@ -161,20 +180,44 @@ public class RunResource {
     @POST
     @Path("/{runId}/dead-letters/retry")
     @RolesAllowed(Roles.OPERATOR)
+    @Operation(operationId = "retryRunDeadLetters")
+    @APIResponse(responseCode = "202", content = @Content(schema = @Schema(implementation = Requeued.class)))
+    @APIResponse(responseCode = "200", description = "The run has no dead letters: nothing to do",
+            content = @Content(schema = @Schema(implementation = Requeued.class)))
     public Response retryDeadLetters(@PathParam("runId") String runId) {
         int requeued = parked.retry(caller.tenant(), parse(runId));
-        return Response.status(requeued > 0 ? 202 : 200).entity(Map.of("runId", runId, "requeued", requeued)).build();
+        return Response.status(requeued > 0 ? 202 : 200).entity(new Requeued(runId, requeued)).build();
     }
 
     @POST
     @Path("/{runId}/signals")
     @RolesAllowed(Roles.CLIENT)
     @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(operationId = "signalRun")
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = SignalBody.class)))
+    @APIResponse(responseCode = "202", content = @Content(schema = @Schema(implementation = SignalReceipt.class)))
+    @APIResponse(responseCode = "200", description = "Repeated idempotencyKey: delivered once, nothing new",
+            content = @Content(schema = @Schema(implementation = SignalReceipt.class)))
     public Response signal(@PathParam("runId") String runId, JsonNode body) {
         SignalBody signal = bodies.read(body, SignalBody.class);
         boolean fresh = operations.signal(caller.tenant(), parse(runId), signal.name(), signal.payload(), signal.idempotencyKey());
-        return Response.status(fresh ? 202 : 200).entity(Map.of("runId", runId, "signal", signal.name(),
-                "idempotencyKey", signal.idempotencyKey(), "delivered", fresh ? "accepted" : "duplicate")).build();
+        return Response.status(fresh ? 202 : 200).entity(new SignalReceipt(runId, signal.name(), signal.idempotencyKey(),
+                fresh ? "accepted" : "duplicate")).build();
+    }
+
+    /** The dead-lettered wakeups and timers re-queued: 0 when the run had none. */
+    @RegisterForReflection
+    public record Requeued(String runId, int requeued) {
+    }
+
+    /** {@code delivered}: accepted, or duplicate for a repeated idempotencyKey (delivered once). */
+    @RegisterForReflection
+    public record SignalReceipt(String runId, String signal, String idempotencyKey,
+                                @Schema(enumeration = {"accepted", "duplicate"}) String delivered) {
+    }
+
+    @RegisterForReflection
+    public record Cancelling(String runId, @Schema(enumeration = "CANCELLING") String status) {
     }
 
     @RegisterForReflection
@@ -185,15 +228,21 @@ public class RunResource {
     @POST
     @Path("/{runId}/cancel")
     @RolesAllowed(Roles.OPERATOR)
+    @Operation(operationId = "cancelRun")
+    @APIResponse(responseCode = "202", content = @Content(schema = @Schema(implementation = Cancelling.class)))
     public Response cancel(@PathParam("runId") String runId) {
         operations.cancel(caller.tenant(), parse(runId), "requested by " + caller.subject());
-        return Response.accepted(Map.of("runId", runId, "status", "CANCELLING")).build();
+        return Response.accepted(new Cancelling(runId, "CANCELLING")).build();
     }
 
     @PATCH
     @Path("/{runId}")
     @RolesAllowed(Roles.OPERATOR)
     @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(operationId = "patchRun")
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = PatchBody.class)))
+    @APIResponse(responseCode = "200", description = "The changed run; ETag is its new version",
+            content = @Content(schema = @Schema(implementation = RunView.class)))
     public Response patch(@PathParam("runId") String runId, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         UUID id = parse(runId);
         OptionalLong expected = Versions.ifMatch(ifMatch);
@@ -207,6 +256,10 @@ public class RunResource {
     @Path("/{runId}/reset")
     @RolesAllowed(Roles.OPERATOR)
     @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(operationId = "resetRun")
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = ResetBody.class)))
+    @APIResponse(responseCode = "200", description = "The reopened run; ETag is its new version",
+            content = @Content(schema = @Schema(implementation = RunView.class)))
     public Response reset(@PathParam("runId") String runId, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         UUID id = parse(runId);
         OptionalLong expected = Versions.ifMatch(ifMatch);

@@ -18,17 +18,22 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.net.URI;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 
 /**
  * Schedules: start a run of a workflow at each fire time of a cron expression (Quartz form, seconds first). {@code PUT}
  * creates (201) or replaces (200, needs If-Match) a schedule; {@code GET} shows it with its ETag and next fire times.
  */
+@Tag(name = "Schedules", description = "Cron schedules that start runs")
 @Path("/api/v1/schedules")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -44,6 +49,11 @@ public class ScheduleResource {
     @PUT
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "putSchedule")
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = ScheduleBody.class)))
+    @APIResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = ScheduleView.class)))
+    @APIResponse(responseCode = "200", description = "Schedule replaced; ETag is its new version",
+            content = @Content(schema = @Schema(implementation = ScheduleView.class)))
     public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
@@ -58,15 +68,24 @@ public class ScheduleResource {
 
     @GET
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    public Map<String, List<ScheduleView>> list() {
-        return Map.of("items", schedules.list(caller.tenant()));
+    @Operation(operationId = "listSchedules")
+    @APIResponse(responseCode = "200", description = "The tenant's schedules, each with its version",
+            content = @Content(schema = @Schema(implementation = ScheduleList.class)))
+    public ScheduleList list() {
+        return new ScheduleList(schedules.list(caller.tenant()));
     }
 
     @GET
     @Path("/{name}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    @Operation(operationId = "getSchedule")
+    @APIResponse(responseCode = "200", description = "The schedule; ETag is its version",
+            content = @Content(schema = @Schema(implementation = ScheduleView.class)))
     public Response get(@PathParam("name") @Name String name) {
         ScheduleView schedule = schedules.get(caller.tenant(), name);
         return Response.ok(schedule).header("ETag", Versions.etag(schedule.version())).build();
+    }
+
+    public record ScheduleList(List<ScheduleView> items) {
     }
 }

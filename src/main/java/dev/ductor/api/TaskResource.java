@@ -1,5 +1,6 @@
 package dev.ductor.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.security.CallerContext;
@@ -23,16 +24,22 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.hibernate.validator.constraints.Range;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /** Step workers in any language: claim (with long-poll), heartbeat, complete, fail, release; fenced by lease tokens. */
+@Tag(name = "Tasks", description = "External step workers: claim, heartbeat, complete, fail, release")
 @Path("/api/v1/tasks")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -53,6 +60,10 @@ public class TaskResource {
 
     @POST
     @Path("/claim")
+    @Operation(operationId = "claimTasks")
+    @APIResponse(responseCode = "200", description = "The claimed tasks (empty when none was due within waitSeconds)",
+            content = @Content(schema = @Schema(type = SchemaType.ARRAY, implementation = ExternalTasks.ClaimedTask.class)))
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = ClaimBody.class)))
     public List<ExternalTasks.ClaimedTask> claim(JsonNode body, @Context HttpServerRequest request) throws InterruptedException {
         ClaimBody claim = bodies.read(body, ClaimBody.class);
         // A long poll whose client hung up ends, and leases nothing to it: the connection's state says so.
@@ -64,6 +75,10 @@ public class TaskResource {
 
     @POST
     @Path("/{taskId}/heartbeat")
+    @Operation(operationId = "heartbeatTask")
+    @APIResponse(responseCode = "200", description = "Lease extended",
+            content = @Content(schema = @Schema(implementation = Lease.class)))
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = HeartbeatBody.class)))
     public Lease heartbeat(@PathParam("taskId") String taskId, JsonNode body) {
         UUID lease = bodies.read(body, HeartbeatBody.class).leaseToken();
         return new Lease(taskId, tasks.heartbeat(caller.tenant(), taskId, parseTaskId(taskId), lease));
@@ -74,7 +89,11 @@ public class TaskResource {
 
     @POST
     @Path("/{taskId}/complete")
-    public Map<String, Object> complete(@PathParam("taskId") String taskId, JsonNode body) {
+    @Operation(operationId = "completeTask")
+    @APIResponse(responseCode = "200", description = "Completion recorded (a repeated identical completion is applied once); with next in the request, the tasks leased to this worker with it (eager dispatch), as a claim returns them",
+            content = @Content(schema = @Schema(implementation = Recorded.class)))
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = CompleteBody.class)))
+    public Recorded complete(@PathParam("taskId") String taskId, JsonNode body) {
         CompleteBody complete = bodies.read(body, CompleteBody.class);
         List<ExternalTasks.ClaimedTask> next = tasks.complete(caller.tenant(), taskId, parseTaskId(taskId),
                 complete.leaseToken(), complete.output(), complete.next() == null ? List.of() : complete.next().handlers());
@@ -82,14 +101,25 @@ public class TaskResource {
     }
 
     /** The answer to a report: recorded, and, when it asked ({@code next}), the tasks leased to its worker with it. */
-    private static Map<String, Object> recorded(String taskId, NextBody asked, List<ExternalTasks.ClaimedTask> next) {
-        return asked == null ? Map.of("taskId", taskId, "recorded", true)
-                : Map.of("taskId", taskId, "recorded", true, "next", next);
+    private static Recorded recorded(String taskId, NextBody asked, List<ExternalTasks.ClaimedTask> next) {
+        return new Recorded(taskId, true, asked == null ? null : next);
+    }
+
+    /** {@code next} is present only when the report asked for it. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Recorded(String taskId, boolean recorded, List<ExternalTasks.ClaimedTask> next) {
+    }
+
+    public record Released(String taskId, boolean released) {
     }
 
     @POST
     @Path("/{taskId}/fail")
-    public Map<String, Object> fail(@PathParam("taskId") String taskId, JsonNode body) {
+    @Operation(operationId = "failTask")
+    @APIResponse(responseCode = "200", description = "Failure recorded",
+            content = @Content(schema = @Schema(implementation = Recorded.class)))
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = FailBody.class)))
+    public Recorded fail(@PathParam("taskId") String taskId, JsonNode body) {
         FailBody fail = bodies.read(body, FailBody.class, "retryable");
         List<ExternalTasks.ClaimedTask> next = tasks.fail(caller.tenant(), taskId, parseTaskId(taskId), fail.leaseToken(),
                 fail.error(), fail.retryable() == null || fail.retryable(), fail.next() == null ? List.of() : fail.next().handlers());
@@ -123,10 +153,14 @@ public class TaskResource {
 
     @POST
     @Path("/{taskId}/release")
-    public Map<String, Object> release(@PathParam("taskId") String taskId, JsonNode body) {
+    @Operation(operationId = "releaseTask")
+    @APIResponse(responseCode = "200", description = "The task is queued again; the old lease token no longer holds it (a late report with it is 409)",
+            content = @Content(schema = @Schema(implementation = Released.class)))
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = ReleaseBody.class)))
+    public Released release(@PathParam("taskId") String taskId, JsonNode body) {
         UUID lease = bodies.read(body, ReleaseBody.class).leaseToken();
         tasks.release(caller.tenant(), taskId, parseTaskId(taskId), lease);
-        return Map.of("taskId", taskId, "released", true);
+        return new Released(taskId, true);
     }
 
     /** {@code waitSeconds}' upper bound is configured: {@link ExternalTasks#claim} checks it. */

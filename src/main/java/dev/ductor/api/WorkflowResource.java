@@ -19,6 +19,7 @@ import dev.ductor.validation.Constraints.Name;
 import dev.ductor.validation.Constraints.Text;
 import dev.ductor.workflow.StoredRevision;
 import dev.ductor.workflow.StoredWorkflow;
+import dev.ductor.workflow.WorkflowDocument;
 import dev.ductor.workflow.WorkflowService;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.annotation.security.RolesAllowed;
@@ -34,7 +35,12 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestResponse;
 
 import java.net.URI;
@@ -43,6 +49,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
 
+@Tag(name = "Workflows", description = "Workflow definitions and their revisions; starting runs")
 @Path("/api/v1/workflows")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -64,6 +71,11 @@ public class WorkflowResource {
     @PUT
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "putWorkflow")
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = WorkflowDocument.class)))
+    @APIResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = StoredWorkflow.class)))
+    @APIResponse(responseCode = "200", description = "A new revision stored; ETag is the new version",
+            content = @Content(schema = @Schema(implementation = StoredWorkflow.class)))
     public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         WorkflowService.PutResult result = VersionConflictException.onLostRace("Workflow '" + name + "'", expected, body,
@@ -79,6 +91,9 @@ public class WorkflowResource {
     @GET
     @Path("/{name}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    @Operation(operationId = "getWorkflow")
+    @APIResponse(responseCode = "200", description = "The workflow; ETag is its version",
+            content = @Content(schema = @Schema(implementation = StoredWorkflow.class)))
     public Response get(@PathParam("name") String name) {
         StoredWorkflow workflow = workflows.get(caller.tenant(), name);
         return Response.ok(workflow).header("ETag", Versions.etag(workflow.version())).build();
@@ -86,20 +101,29 @@ public class WorkflowResource {
 
     @GET
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    public Map<String, List<StoredWorkflow>> list() {
-        return Map.of("items", workflows.list(caller.tenant()));
+    @Operation(operationId = "listWorkflows")
+    @APIResponse(responseCode = "200", description = "The tenant's workflows",
+            content = @Content(schema = @Schema(implementation = WorkflowList.class)))
+    public WorkflowList list() {
+        return new WorkflowList(workflows.list(caller.tenant()));
     }
 
     @GET
     @Path("/{name}/revisions")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
-    public Map<String, List<StoredRevision>> revisions(@PathParam("name") String name) {
-        return Map.of("items", workflows.revisions(caller.tenant(), name));
+    @Operation(operationId = "listWorkflowRevisions")
+    @APIResponse(responseCode = "200", description = "The revisions, newest first",
+            content = @Content(schema = @Schema(implementation = RevisionList.class)))
+    public RevisionList revisions(@PathParam("name") String name) {
+        return new RevisionList(workflows.revisions(caller.tenant(), name));
     }
 
     @GET
     @Path("/{name}/revisions/{revision}")
     @RolesAllowed({Roles.ADMIN, Roles.OPERATOR, Roles.CLIENT, Roles.WORKER})
+    @Operation(operationId = "getWorkflowRevision")
+    @APIResponse(responseCode = "200", description = "The revision",
+            content = @Content(schema = @Schema(implementation = StoredRevision.class)))
     public StoredRevision revision(@PathParam("name") String name, @PathParam("revision")
             @Pattern(regexp = "0*[1-9][0-9]{0,8}", message = "must be a positive whole number") String revision) {
         return workflows.storedRevision(caller.tenant(), name, Integer.parseInt(revision));
@@ -112,6 +136,11 @@ public class WorkflowResource {
     @POST
     @Path("/{name}/runs")
     @RolesAllowed(Roles.CLIENT)
+    @Operation(operationId = "startRun")
+    @RequestBody(required = false, content = @Content(schema = @Schema(implementation = StartBody.class))) // no body: {}
+    @APIResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = RunView.class)))
+    @APIResponse(responseCode = "200", description = "Same idempotencyKey again: the same run, no second run",
+            content = @Content(schema = @Schema(implementation = RunView.class)))
     public CompletionStage<RestResponse<RunView>> start(@PathParam("name") String name, JsonNode body) {
         return starts.submit(caller.tenant(), name, bodies.readOptional(body, StartBody.class).toRequest())
                 .thenApply(WorkflowResource::started);
@@ -125,6 +154,12 @@ public class WorkflowResource {
         return RestResponse.ResponseBuilder.<RunView>create(started.created() ? RestResponse.Status.CREATED : RestResponse.Status.OK)
                 .header("Location", "/api/v1/runs/" + started.run().runId())
                 .header("ETag", Versions.etag(started.run().version())).entity(started.run()).build();
+    }
+
+    public record WorkflowList(List<StoredWorkflow> items) {
+    }
+
+    public record RevisionList(List<StoredRevision> items) {
     }
 
     /**

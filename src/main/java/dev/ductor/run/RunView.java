@@ -1,8 +1,10 @@
 package dev.ductor.run;
 
-import io.quarkus.runtime.annotations.RegisterForReflection;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import java.time.Instant;
 import java.util.List;
@@ -33,7 +35,9 @@ public record RunView(
         Instant updatedAt,
         String integrity,
         DeadLetters deadLetters,
-        @JsonInclude(JsonInclude.Include.ALWAYS) UUID parentRunId,
+        @JsonInclude(JsonInclude.Include.ALWAYS)
+        @Schema(type = SchemaType.STRING, format = "uuid", nullable = true, description = "The run whose workflow node started this one; null for a top-level run")
+        UUID parentRunId,
         List<ChildView> children,
         Map<String, String> tags) {
 

@@ -1,8 +1,10 @@
 package dev.ductor.workflow;
 
-import io.quarkus.runtime.annotations.RegisterForReflection;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import java.time.Instant;
 
@@ -13,6 +15,6 @@ import java.time.Instant;
  */
 @RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record StoredWorkflow(String name, int revision, long version, String retention, JsonNode output, JsonNode nodes, Instant createdAt,
+public record StoredWorkflow(String name, int revision, long version, String retention, JsonNode output, @Schema(type = SchemaType.ARRAY, implementation = WorkflowDocument.Node.class) JsonNode nodes, Instant createdAt,
                              Instant updatedAt) {
 }

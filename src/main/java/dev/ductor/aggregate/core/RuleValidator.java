@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.JsonLimits;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,10 +29,11 @@ public final class RuleValidator {
     public static final int MAX_CONDITIONS = 50;
     public static final int MAX_TEMPLATE_CHARS = 64 * 1024;
 
-    private static final Set<String> FIELDS = new TreeSet<>(Set.of("on", "match", "start", "signal", "enabled"));
+    /** The fields a rule, its start and its signal may have (the API's schema lists the same: BodySchemasTest). */
+    public static final Set<String> FIELDS = Collections.unmodifiableSortedSet(new TreeSet<>(Set.of("on", "match", "start", "signal", "enabled")));
     private static final Set<String> READ_ONLY = Set.of("name", "version", "createdAt", "updatedAt", "updatedBy");
-    private static final Set<String> START_FIELDS = new TreeSet<>(Set.of("workflow", "input", "tier"));
-    private static final Set<String> SIGNAL_FIELDS = new TreeSet<>(Set.of("name", "payload"));
+    public static final Set<String> START_FIELDS = Collections.unmodifiableSortedSet(new TreeSet<>(Set.of("workflow", "input", "tier")));
+    public static final Set<String> SIGNAL_FIELDS = Collections.unmodifiableSortedSet(new TreeSet<>(Set.of("name", "payload")));
 
     private RuleValidator() {
     }

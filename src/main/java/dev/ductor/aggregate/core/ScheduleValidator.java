@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
@@ -27,8 +28,9 @@ public final class ScheduleValidator {
     public static final int MAX_CRON = 200;
     public static final int MAX_INPUT_CHARS = 256 * 1024;
 
-    private static final Set<String> FIELDS = new TreeSet<>(Set.of("cron", "timezone", "workflow", "input", "overlap", "catchUp",
-            "paused"));
+    /** The fields a schedule may have (the API's schema lists the same: BodySchemasTest). */
+    public static final Set<String> FIELDS = Collections.unmodifiableSortedSet(new TreeSet<>(Set.of("cron", "timezone", "workflow",
+            "input", "overlap", "catchUp", "paused")));
     private static final Set<String> READ_ONLY = Set.of("name", "version", "createdAt", "updatedAt", "updatedBy", "nextFireTimes",
             "lastFire");
 

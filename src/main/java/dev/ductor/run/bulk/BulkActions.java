@@ -3,6 +3,7 @@ package dev.ductor.run.bulk;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ductor.config.DuctorConfig;
 import dev.ductor.database.DatabaseOutage;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.ConflictException;
@@ -18,7 +19,6 @@ import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import dev.ductor.config.DuctorConfig;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -50,6 +50,8 @@ public class BulkActions {
     public static final Set<String> ACTIONS = Set.of("cancel", "reset", "retry-dead-letters");
     private static final Set<String> STATUSES = Set.of("RUNNING", "SUCCEEDED", "FAILED", "CANCELLED");
     private static final int SAMPLE = 10;
+    /** The fields a filter may have (the API's schema lists the same: BodySchemasTest). */
+    public static final Set<String> FILTER_FIELDS = Set.of("workflow", "status", "revision", "createdBefore", "createdAfter", "tag");
 
     @Inject EntityManager em;
     @Inject RunOperations operations;
@@ -66,8 +68,6 @@ public class BulkActions {
     public record Filter(String workflow, String status, Integer revision, Instant createdBefore, Instant createdAfter,
                          RunTagFilter tags) {
 
-        private static final Set<String> FIELDS = Set.of("workflow", "status", "revision", "createdBefore", "createdAfter", "tag");
-
         public static Filter of(JsonNode filter) {
             if (filter == null || filter.isNull()) {
                 return new Filter(null, null, null, null, null, RunTagFilter.NONE);
@@ -77,7 +77,7 @@ public class BulkActions {
             }
             for (var names = filter.fieldNames(); names.hasNext(); ) {
                 String name = names.next();
-                if (!FIELDS.contains(name)) {
+                if (!FILTER_FIELDS.contains(name)) {
                     throw new BadRequestException("filter." + name,
                             "unknown filter field; use workflow, status, revision, createdBefore, createdAfter or tag");
                 }

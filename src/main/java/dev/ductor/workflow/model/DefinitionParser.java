@@ -33,11 +33,12 @@ public final class DefinitionParser {
     private static final Pattern POOL = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
     /** The most items of one fan-out that a definition may let run at a time. */
     public static final int MAX_CONCURRENCY = 1000;
-    private static final Set<String> DOCUMENT_FIELDS = Set.of("name", "nodes", "output", "retention");
-    private static final Set<String> NODE_FIELDS = Set.of(
+    /** The fields a definition, a node and a retry policy may have (the API's schema lists the same: BodySchemasTest). */
+    public static final Set<String> DOCUMENT_FIELDS = Set.of("name", "nodes", "output", "retention");
+    public static final Set<String> NODE_FIELDS = Set.of(
             "id", "type", "handler", "pool", "signal", "timeout", "duration", "dependsOn", "retry", "input",
             "when", "runIf", "allowFailure", "forEach", "maxConcurrency", "workflow", "revision");
-    private static final Set<String> RETRY_FIELDS = Set.of("maxAttempts", "backoff");
+    public static final Set<String> RETRY_FIELDS = Set.of("maxAttempts", "backoff");
 
     private final Predicate<String> knownHandler;
 
