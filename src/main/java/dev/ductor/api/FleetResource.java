@@ -42,6 +42,9 @@ public class FleetResource {
 
     @GET
     @Path("/history")
+    @Operation(operationId = "getFleetHistory")
+    @APIResponse(responseCode = "200", description = "The last hour, minute by minute: runs started, finished and failed, p50/p99 time to finish, queue depth per tier and the pods alive",
+            content = @Content(schema = @Schema(implementation = FleetHistory.History.class)))
     public FleetHistory.History history() {
         return history.of(caller.tenant());
     }

@@ -94,6 +94,9 @@ public class PoolResource {
     @DELETE
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "deletePool")
+    @APIResponse(responseCode = "200", description = "Deleted: the pool's stream version after the delete",
+            content = @Content(schema = @Schema(implementation = Versions.Deleted.class)))
     public Response delete(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();

@@ -70,6 +70,9 @@ public class RuleResource {
     @DELETE
     @Path("/{name}")
     @RolesAllowed(Roles.ADMIN)
+    @Operation(operationId = "deleteRule")
+    @APIResponse(responseCode = "200", description = "Deleted: the rule's stream version after the delete",
+            content = @Content(schema = @Schema(implementation = Versions.Deleted.class)))
     public Response delete(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();

@@ -134,6 +134,10 @@ public class TaskResource {
      */
     @POST
     @Path("/report")
+    @Operation(operationId = "reportTasks")
+    @APIResponse(responseCode = "200", description = "Per result, in order: recorded (also for an identical repeat), or the problem type its own report would have had (lease-lost, not-found); and the tasks leased to this worker with it",
+            content = @Content(schema = @Schema(implementation = ExternalTasks.BatchAnswer.class)))
+    @RequestBody(required = true, content = @Content(schema = @Schema(implementation = ReportBody.class)))
     public ExternalTasks.BatchAnswer report(JsonNode body) {
         ReportBody report = bodies.read(body, ReportBody.class);
         List<ExternalTasks.BatchedResult> batch = new java.util.ArrayList<>(report.results().size());

@@ -1,5 +1,6 @@
 package dev.ductor.fleet;
 
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import dev.ductor.queue.TierWeights;
 import dev.ductor.run.RunThroughput;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,8 +32,9 @@ public class FleetHistory {
      * One minute of the window. {@code queueDepth} is null for a minute no pod sampled (a gap in the chart, not a
      * zero); {@code p50Ms} and {@code p99Ms} are null when no run finished in it.
      */
-    public record Minute(Instant at, long started, long finished, long failed, Double p50Ms, Double p99Ms,
-                         Map<String, Long> queueDepth, long pods) {
+    public record Minute(Instant at, long started, long finished, long failed,
+                         @Schema(nullable = true) Double p50Ms, @Schema(nullable = true) Double p99Ms,
+                         @Schema(nullable = true) Map<String, Long> queueDepth, long pods) {
     }
 
     /** {@code minutes}: 60 of them, oldest first, the last one the current (partial) minute. */

@@ -278,7 +278,8 @@ public class ExternalTasks {
     }
 
     /** What became of one result of a batch: {@code recorded}, or the problem type its own report would have had. */
-    public record BatchedOutcome(String taskId, String status, String detail) {
+    public record BatchedOutcome(String taskId, String status,
+                                 @org.eclipse.microprofile.openapi.annotations.media.Schema(nullable = true) String detail) {
     }
 
     /** A batch's outcomes, in its order, and the tasks leased to its worker with it. */
