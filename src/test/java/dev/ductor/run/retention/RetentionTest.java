@@ -94,9 +94,13 @@ class RetentionTest {
                 && rowsOfShort.get("eec_queue_item") > 0, "the run to delete owns rows in every table: " + rowsOfShort);
         Map<String, Long> owned = sum(rowsOf(shortRun), rowsOf(finishedParent), rowsOf(childOfFinished));
         Map<String, Double> before = deletedCounts();
+        // Retention sees the whole database, which the suite's other tests share: their finished runs of short periods
+        // go too, so the metric is held against the runs that really went, and this test's own against its ledger.
+        long runsBefore = fixtures.count("SELECT count(*) FROM eec_workflow_run");
 
         // Ten minutes on: past the minute of the PT1M workflows, within the default hour.
         retention.runOnce(clock.instant().plus(Duration.ofMinutes(10)));
+        long runsDeleted = runsBefore - fixtures.count("SELECT count(*) FROM eec_workflow_run");
 
         for (String gone : List.of(shortRun, finishedParent, childOfFinished)) {
             assertEquals(404, api.run(gone).statusCode(), gone + " is past its own minute and finished: deleted");
@@ -107,9 +111,15 @@ class RetentionTest {
             assertEquals(200, api.run(kept).statusCode(), kept + " is kept");
         }
         Map<String, Double> after = deletedCounts();
-        assertEquals(3.0, after.get("eec_workflow_run") - before.get("eec_workflow_run"), "the metric counts the runs");
+        assertEquals((double) runsDeleted, after.get("eec_workflow_run") - before.get("eec_workflow_run"), "the metric counts the runs");
+        assertTrue(runsDeleted >= 3, "this test's three runs are among them: " + runsDeleted);
         for (String table : List.of("eec_run_transition", "eec_run_inbox", "eec_queue_item")) {
-            assertEquals(owned.get(table).doubleValue(), after.get(table) - before.get(table), "rows counted in " + table);
+            double counted = after.get(table) - before.get(table);
+            if (runsDeleted == 3) { // alone in the database: exactly what this test's runs owned
+                assertEquals(owned.get(table).doubleValue(), counted, "rows counted in " + table);
+            } else {
+                assertTrue(counted >= owned.get(table), "rows counted in " + table + ": " + counted + " of at least " + owned.get(table));
+            }
         }
 
         // Two hours on: the default hour has passed too. The day of longRun has not, stillRunning is RUNNING however old,
