@@ -136,19 +136,7 @@ trap 'exit 143' TERM
 
 # ---- the Ductor jar and the JDBC driver beside it ----------------------------------------------------------------
 
-jar=${DUCTOR_JAR:-$root/target/quarkus-app/quarkus-run.jar}
-if [ ! -f "$jar" ]; then
-    if [ -n "${DUCTOR_JAR:-}" ] || [ "${BENCH_SKIP_BUILD:-0}" = 1 ]; then
-        log "no Ductor jar at $jar (DUCTOR_JAR; BENCH_SKIP_BUILD=${BENCH_SKIP_BUILD:-0})"
-        exit 1
-    fi
-    log "phase=build log=$out_dir/fanout-build.log"
-    run_child bash -c 'cd "$1" && ./mvnw -B -q package -DskipTests' build "$root" >"$out_dir/fanout-build.log" 2>&1 \
-        || { log "build failed; the end of $out_dir/fanout-build.log:"; tail -n 40 "$out_dir/fanout-build.log" >&2; exit 1; }
-fi
-jar=$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")
-jdbc_jar=$(ls "$(dirname "$jar")"/lib/main/org.postgresql.postgresql-*.jar 2>/dev/null | sort -V | tail -n 1 || true)
-[ -n "$jdbc_jar" ] || { log "no org.postgresql.postgresql-*.jar in $(dirname "$jar")/lib/main"; exit 1; }
+locate_jar || exit 1 # bench/lib.sh: the jar (built when missing) and its PostgreSQL driver
 fig[ductor_commit]=$(git -C "$(dirname "$jar")" describe --always --dirty --abbrev=7 2>/dev/null || echo NA)
 
 # ---- PostgreSQL (as bench/chain3.sh starts it) -------------------------------------------------------------------

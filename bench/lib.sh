@@ -161,7 +161,7 @@ locate_jar() {
             return 1
         fi
         log "phase=build log=$build_log"
-        run_child bash -c 'cd "$1" && ./mvnw -B -q package -DskipTests' build "$repo" >"$build_log" 2>&1 \
+        run_child bash -c 'cd "$1" && ./mvnw -B -q package -DskipTests -Dinvoker.skip' build "$repo" >"$build_log" 2>&1 \
             || { log "build failed; the end of $build_log:"; tail -n 40 "$build_log" >&2; return 1; }
     fi
     jar=$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")
