@@ -53,6 +53,10 @@ public class TaskLeases {
     static final String HELD = """
             SELECT run_id, node_id, attempt, tenant, tier, lease_owner FROM eec_queue_item
              WHERE id = :id AND lease_token = :token AND tenant = :tenant""";
+    /** JDBC parameters: the ids (bigint[]), the tokens (uuid[]), the tenant; each row's own token is matched in Java. */
+    static final String HELD_ALL = """
+            SELECT id, lease_token, run_id, node_id, attempt, tenant, tier, lease_owner FROM eec_queue_item
+             WHERE id = ANY(?) AND lease_token = ANY(?) AND tenant = ?""";
     static final String RELEASE = "UPDATE eec_queue_item SET lease_token = NULL, lease_owner = NULL, available_at = :now"
             + " WHERE id = :id AND lease_token = :token";
     /** JDBC parameters: the ids (bigint[]), then the tokens (uuid[]). */
@@ -112,6 +116,41 @@ public class TaskLeases {
         } catch (java.sql.SQLException e) {
             throw new jakarta.persistence.PersistenceException(e);
         }
+    }
+
+    /**
+     * {@link #held} for a whole batch of reports in one statement (a statement and a pooled connection per result cost
+     * more than the group commit that applies them): the tasks these tokens hold now, of this tenant, by id. A task
+     * whose token is not the one given (an id paired with another result's token) is left out, as its own look-up
+     * would leave it.
+     */
+    public java.util.Map<Long, Held> heldAll(String tenant, List<Long> ids, List<UUID> tokens) {
+        java.util.Map<Long, Held> held = new java.util.HashMap<>();
+        if (ids.isEmpty()) {
+            return held;
+        }
+        java.util.Map<Long, UUID> wanted = new java.util.HashMap<>();
+        for (int i = 0; i < ids.size(); i++) {
+            wanted.put(ids.get(i), tokens.get(i));
+        }
+        try (java.sql.Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(HELD_ALL)) {
+            select.setArray(1, connection.createArrayOf("bigint", ids.toArray()));
+            select.setArray(2, connection.createArrayOf("uuid", tokens.toArray()));
+            select.setString(3, tenant);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    long id = rs.getLong(1);
+                    if (rs.getObject(2, UUID.class).equals(wanted.get(id))) {
+                        held.put(id, new Held(new Taken(rs.getObject(3, UUID.class), rs.getString(4), rs.getInt(5),
+                                rs.getString(6), rs.getString(7)), rs.getString(8)));
+                    }
+                }
+            }
+        } catch (java.sql.SQLException e) {
+            throw new jakarta.persistence.PersistenceException(e);
+        }
+        return held;
     }
 
     /** A task leased now, and to whom ({@code lease_owner}: the claimer's tenant and worker id). */

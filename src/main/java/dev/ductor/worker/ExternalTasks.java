@@ -297,9 +297,11 @@ public class ExternalTasks {
         checkExternal(next == null ? List.of() : next, "next.handlers");
         Set<String> wanted = stopping || next == null ? Set.of() : Set.copyOf(next);
         List<CompletableFuture<ExternalResults.Applied>> answers = new java.util.ArrayList<>(batch.size());
+        java.util.Map<Long, TaskLeases.Held> holding = results.heldAll(tenant,
+                batch.stream().map(BatchedResult::id).toList(), batch.stream().map(BatchedResult::lease).toList());
         int offered = 0;
         for (BatchedResult result : batch) {
-            TaskLeases.Held held = results.held(tenant, result.id(), result.lease()).orElse(null);
+            TaskLeases.Held held = holding.get(result.id());
             Set<String> slot = offered < nextMax ? wanted : Set.of();
             CompletableFuture<ExternalResults.Applied> answer = held == null ? null
                     : grouped.submit(stepReport(result, held.task()), held.owner(), slot);

@@ -104,6 +104,11 @@ public class TaskResults {
         return leases.held(tenant, taskId, leaseToken);
     }
 
+    /** {@link #held} for a batch: by task id, the tasks these tokens hold now. */
+    public java.util.Map<Long, TaskLeases.Held> heldAll(String tenant, List<Long> ids, List<UUID> tokens) {
+        return leases.heldAll(tenant, ids, tokens);
+    }
+
     /**
      * Hands a task back unfinished (its worker is draining): unleased and due now, for any worker, on the same attempt,
      * so none is spent; the old token no longer holds it, so a late report with it is refused. 409 when the token

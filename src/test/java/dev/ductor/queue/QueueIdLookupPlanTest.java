@@ -63,6 +63,8 @@ class QueueIdLookupPlanTest {
             explained.put("a release", explain(em, TaskLeases.RELEASE, Map.of("now", now, "id", 1L, "token", token)));
             explained.put("an external report's look-up of its task", explain(em, TaskLeases.HELD,
                     Map.of("id", 1L, "token", token, "tenant", "t")));
+            explained.put("a batched report's look-up of its tasks", explainJdbc(TaskLeases.HELD_ALL,
+                    new Long[] {1L, 2L, 3L}, new UUID[] {token}, "t"));
             explained.put("the reaper's take of expired leases", explain(em, TaskLeases.TAKE_EXPIRED,
                     Map.of("now", now, "max", 32)));
             explained.put("the coordinator's ack", explainOrdinal(QueueRepository.ACK, 1L, token));
@@ -84,11 +86,14 @@ class QueueIdLookupPlanTest {
     }
 
     /** The plan of a statement with JDBC parameters (arrays bound as the owner binds them), in this transaction. */
-    private String explainJdbc(String sql, Long[] ids, UUID[] tokens) {
+    private String explainJdbc(String sql, Long[] ids, UUID[] tokens, Object... more) {
         return em.unwrap(Session.class).doReturningWork(connection -> {
             try (PreparedStatement explain = connection.prepareStatement("EXPLAIN " + sql)) {
                 explain.setArray(1, connection.createArrayOf("bigint", ids));
                 explain.setArray(2, connection.createArrayOf("uuid", tokens));
+                for (int i = 0; i < more.length; i++) {
+                    explain.setObject(3 + i, more[i]);
+                }
                 StringBuilder plan = new StringBuilder();
                 try (ResultSet rs = explain.executeQuery()) {
                     while (rs.next()) {
