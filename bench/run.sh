@@ -109,7 +109,8 @@ environment:
   PGBENCH
           the pgbench to use (default: pgbench on PATH, else /usr/lib/postgresql/*/bin/pgbench); none: skip
   BENCH_OPTS
-          extra -D options for the benchmark (see docs/benchmarks.md for the bench.* keys; chaos: the chaos.* keys)
+          extra -D options for the benchmark (docs/benchmarks.md names the main bench.* keys,
+          docs/bench-journal/<scenario>.md every one; chaos: the chaos.* keys)
   BENCH_SKIP_BUILD=1
           chaos: do not package the jar again (it must exist); the test classes are still compiled
   CHAOS_KILLS, CHAOS_PACE, CHAOS_SEED

@@ -71,7 +71,7 @@ import java.util.regex.Pattern;
  *
  * <p>Named {@code *Bench}, so surefire's default includes never pick it up, and enabled only with
  * {@code -Dbench.scenario=ticks}: it runs on demand only. The figures go to {@code bench.out} as key=value
- * lines; docs/benchmarks.md explains each one.
+ * lines; docs/bench-journal/ticks.md explains each one.
  *
  * <p>Every measured tick has work to do: each run is a long chain of {@code ext:} tasks, and before a
  * measured phase (untimed) the current task of every run is claimed with the real claim statement and

@@ -148,7 +148,7 @@ public class WorkflowResource {
 
     private static RestResponse<RunView> started(RunStarter.Started started) {
         // The Location is the path itself (RFC 9110 allows a relative reference): resolving it against the request's
-        // URI, as Response.created does, was a twentieth of a start's CPU on the hot path. A RestResponse of RunView,
+        // URI, as Response.created does, is work every start would pay on the hot path. A RestResponse of RunView,
         // not a Response: its entity type is known when the app is built, so Quarkus REST picks the JSON writer then,
         // not by a lookup over every writer on each start.
         return RestResponse.ResponseBuilder.<RunView>create(started.created() ? RestResponse.Status.CREATED : RestResponse.Status.OK)

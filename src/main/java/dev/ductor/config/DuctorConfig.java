@@ -173,7 +173,7 @@ public interface DuctorConfig {
         /**
          * How long a group of API starts waits for more to join it before it commits, when the group before it was
          * shared (a lone start on a quiet pod commits at once); zero never waits. Trades that much latency a start
-         * under load for fewer, fuller transactions (docs/benchmarks.md, chain3).
+         * under load for fewer, fuller transactions (docs/bench-journal/chain3.md).
          */
         @WithDefault("0ms")
         Duration linger();
@@ -341,7 +341,7 @@ public interface DuctorConfig {
         /**
          * Threads applying finished steps' results to their runs, each in group commits. One by default: results that
          * arrive while it commits share its next commit, so the batch grows with the load; a second committer split
-         * the same results into twice as many smaller commits (docs/benchmarks.md, chain3, eighth session).
+         * the same results into more, smaller commits (docs/bench-journal/chain3.md).
          */
         @WithDefault("1")
         int committers();
@@ -353,7 +353,7 @@ public interface DuctorConfig {
         /**
          * How long a group commit waits for more results before it commits, when the one before it was shared (a lone
          * result on a quiet pod commits at once); zero never waits. Trades that much latency a step under load for
-         * fewer, fuller transactions (docs/benchmarks.md, chain3).
+         * fewer, fuller transactions (docs/bench-journal/chain3.md).
          */
         @WithDefault("0ms")
         Duration commitLinger();

@@ -36,8 +36,8 @@ public final class SqlTimestamps {
     /**
      * Binds {@code at} to a {@code timestamptz} parameter as the text PostgreSQL reads, in UTC, its type left to the
      * statement (a column, a comparison, a cast). Why not {@code setObject(OffsetDateTime)}: pgjdbc formats that with a
-     * TimestampUtils it builds for each statement (a GregorianCalendar and its tables), 1.4 % of a pod's CPU under
-     * chain3 for the few statements a step writes; it sends text as well, so PostgreSQL's work is the same.
+     * TimestampUtils it builds for each statement (a GregorianCalendar and its tables), a cost every step pays on the
+     * hot path for the few statements it writes; it sends text as well, so PostgreSQL's work is the same.
      */
     public static void bind(PreparedStatement statement, int index, Instant at) throws SQLException {
         LocalDateTime t = utcMicros(at);
@@ -66,8 +66,8 @@ public final class SqlTimestamps {
     /**
      * {@code 2026-12-04 12:00:00.123456+00}: microseconds, as PostgreSQL keeps them (finer digits are dropped); the
      * year is four digits (the caller keeps to 1..9999). Written digit by digit: a {@code DateTimeFormatter} builds a
-     * print context, a StringBuilder and a BigDecimal for the fraction each time, the largest allocation of a pod
-     * under chain3 (9 % of its bytes, for the five instants a step binds).
+     * print context, a StringBuilder and a BigDecimal for the fraction each time, and every step binds several
+     * instants on the hot path, so that garbage adds up (docs/bench-journal/chain3.md).
      */
     static String text(LocalDateTime t) {
         char[] c = "0000-00-00 00:00:00.000000+00".toCharArray();

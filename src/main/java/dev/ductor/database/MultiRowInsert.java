@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * An {@code INSERT ... VALUES (...) ... RETURNING} written for one row, run for any number of rows as one statement
  * ({@code VALUES (...), (...), ...}). For inserts whose keys the caller needs back: pgjdbc rewrites a JDBC batch of
  * INSERTs into one multi-row statement ({@code reWriteBatchedInserts}) only when no generated keys are asked for
- * (pgjdbc#3683), and otherwise executes it row by row. Under chain3 {@code pg_stat_statements} showed the leased-task
- * insert and the run insert at one execution per row. The statement is written whole, as one constant, so that a
+ * (pgjdbc#3683), and otherwise executes it row by row, so the leased-task insert and the run insert would cost an
+ * execution per row. The statement is written whole, as one constant, so that a
  * reader (and {@code ArchitectureTest}) sees what it inserts; the text for each row count is built once, and parameters
  * are bound row after row, in the order of the row's placeholders.
  */

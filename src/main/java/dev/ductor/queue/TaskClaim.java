@@ -80,7 +80,7 @@ public class TaskClaim {
 
     /**
      * The claim's statements, assembled and parsed once per shape (which filters, which weights) rather than formatted
-     * anew on every claim: under chain3 the formatting was a tenth of the claiming thread's CPU. At most a handful of
+     * anew on every claim, work the claiming thread would otherwise repeat on every call. At most a handful of
      * shapes exist (in-process workers, and external workers with or without tenant and pool).
      */
     private NamedSql sql(String statement, Filters filters, TierWeights weights) {
@@ -173,8 +173,8 @@ public class TaskClaim {
      * That CTE is declared {@code MATERIALIZED}, computed once: inlined, the planner is free to drive the join from
      * the queue table, and a queue table's statistics are always stale (it empties and refills between two
      * autovacuum passes). Believing it holds one row, PostgreSQL then scanned the whole table and re-ran the
-     * lottery's index scans once per row: 87 ms a claim with 900 due tasks, which stalled a chain3 benchmark to
-     * 3 runs/s until autovacuum came by. So nothing here lets the planner choose how to reach the queue table: the
+     * lottery's index scans once per row: each claim slower with every task due, which stalled chain3 until autovacuum
+     * came by (docs/bench-journal/chain3.md). So nothing here lets the planner choose how to reach the queue table: the
      * chosen rows are visited in turn order by primary key (a LATERAL lookup per candidate, which is also where
      * each row is locked, so {@code LIMIT} stops locking once it has {@code max}), and the UPDATE names its rows by
      * {@code id = ANY(...)}. See {@link QueueRepository#coordinatorClaimSql} for the same rule.

@@ -213,7 +213,7 @@ public class TaskLeases {
      * <p>No {@code kind = 'TASK'} in the predicate, although only tasks are reported: an id names one row, and that
      * equality would let the planner pick the claim index ({@code kind, available_at, id}) and filter every task row
      * by id. The group commit runs this statement on its generic plan ({@link dev.ductor.database.IndexLookups}),
-     * made while the table was young, and {@code auto_explain} under chain3 showed exactly that plan: an index scan
+     * made while the table was young, and that is the plan a young table gets: an index scan
      * of all tasks where the primary key finds the handful reported.
      */
     public Set<Long> takeLeasedTasks(List<Long> ids, List<UUID> leaseTokens) {

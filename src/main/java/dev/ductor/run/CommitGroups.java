@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
  * for API starts ({@link StartBatcher}): whatever has arrived, up to the most one transaction takes, so a lone item
  * commits at once and a burst shares one commit. Only after a group that was shared, and only with a linger set
  * ({@code ductor.worker.commit-linger}, {@code ductor.starts.linger}), does it wait that long for more to join: under
- * chain3 with three pods on two cores a pod's group commits averaged 1.6 results; docs/benchmarks.md has what a
+ * load spread over several pods on few cores a pod's groups stay small; docs/bench-journal/chain3.md has what a
  * linger did there and to a single pod.
  *
  * <p>One instance per committer thread: it remembers whether that thread's last group was shared.

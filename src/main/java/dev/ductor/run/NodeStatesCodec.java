@@ -30,7 +30,7 @@ import java.util.Map;
  * rows written before they existed read back the same.
  *
  * <p>Streamed rather than built as a tree and then walked: every commit writes this column and every load reads it,
- * and the tree in between (a map per node, a node per field) was a pod's largest JSON cost under chain3. Only a
+ * and the tree in between (a map per node, a node per field) would be a pod's largest JSON cost. Only a
  * node's {@code output}, which is free-form, is read as a tree.
  */
 @ApplicationScoped

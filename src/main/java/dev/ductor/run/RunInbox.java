@@ -29,7 +29,7 @@ public class RunInbox {
     /**
      * True when this delivery was new; false when the same dedup key was delivered before. Plain JDBC: every signal and
      * every result that misses its group commit delivers here, and Hibernate's native-query machinery around an
-     * executeUpdate cost more than the INSERT (a sixth of the HTTP worker thread's samples on the signal path under bench/run.sh signals).
+     * executeUpdate cost more than the INSERT itself.
      * The session is flushed first, as the native query did, so rows this transaction persisted come first.
      */
     public boolean deliver(UUID runId, InboxKind kind, String dedupKey, String nodeId, Integer attempt, Long taskId,

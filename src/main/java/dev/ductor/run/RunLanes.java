@@ -11,8 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * One coordinator thread at a time per run, within this JVM. A thread that claims wakeups for a run another thread of
  * this pod is ticking hands them over instead of ticking too: the two ticks would load the same version and one of them
- * would lose its race for nothing (under {@code bench/run.sh signals}, two coordinator threads on one hot run lost 453
- * of 734 attempts). The ticking thread takes what was handed over when its tick ends and ticks the run again for all
+ * would lose its race for nothing (under {@code bench/run.sh signals}, two coordinator threads on one hot run lost most
+ * of their attempts). The ticking thread takes what was handed over when its tick ends and ticks the run again for all
  * of it at once. Across pods nothing changes: there the versioned commit decides, as always.
  *
  * <p>Nothing handed over is lost: it stays leased in the queue until the tick that consumed it acks it, and if that

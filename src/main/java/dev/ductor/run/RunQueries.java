@@ -105,8 +105,8 @@ public class RunQueries {
     /**
      * The run's header without its state: a signal or cancel only checks the status and queues a wakeup, so it
      * need not load (and dirty-check) a big run's node states, input and output on every call. Plain JDBC: every signal
-     * asks, and Hibernate's query machinery (interpretation, parameter binding, result mapping) was a quarter of the
-     * HTTP worker thread's samples on the signal path under {@code bench/run.sh signals}, far more than the primary-key read itself.
+     * asks, and Hibernate's query machinery (interpretation, parameter binding, result mapping) costs the signal path
+     * far more than the primary-key read itself.
      */
     RunHeader header(String tenant, UUID runId) {
         RunHeader header = em.unwrap(Session.class).doReturningWork(connection -> {

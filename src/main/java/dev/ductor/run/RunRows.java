@@ -131,9 +131,9 @@ public class RunRows {
     }
 
     // A group of API starts in one statement, so in one round trip that is also its commit (autocommit): the runs, their
-    // history and their first queue items, each table's rows from bound arrays. Measured under chain3, the five round
-    // trips of the transactional start (the revision's SELECT, three INSERTs, the COMMIT) and the JTA and Hibernate
-    // work around them held the one start committer for 2.9 ms a group of two.
+    // history and their first queue items, each table's rows from bound arrays. A transactional start takes five
+    // round trips (the revision's SELECT, three INSERTs, the COMMIT) and the JTA and Hibernate work around them, all
+    // while holding the one start committer that every start waits for.
     // - A run is inserted only while the revision its first tick was computed on is still the workflow's current one
     //   (the caller's guess, checked in the snapshot the insert sees), and only if its idempotency key is free: ON
     //   CONFLICT DO NOTHING, the unique index deciding, as in INSERT. Rows go in in key order (KEY_ORDER, stable), so

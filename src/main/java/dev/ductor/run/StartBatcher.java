@@ -28,12 +28,11 @@ import java.util.concurrent.TimeUnit;
  * submits it, on the revision this JVM last saw current ({@link RunStarter#prepareOnLastSeen}), and a group of prepared
  * starts is one self-committing statement: one round trip ({@link RunStarter#startPrepared}). Only the rest go through
  * a transaction ({@link RunStarter#startAll}): a workflow's first start in this JVM, a key already taken, a revision
- * replaced since. Measured under chain3 (docs/benchmarks.md), the transaction held the committer 2.9 ms a group of two.
+ * replaced since. A transaction's round trips hold the committer, and every start waits for the committer.
  *
  * <p>A start is answered through a future, so the HTTP request that asked for it waits on no thread: the endpoint
- * runs on the event loop and resumes there when the group is durable. Measured under chain3, handing every start to a
- * worker thread that then waited for the group's lock (the executor, its context propagation, a parked thread a start)
- * was about a twentieth of the pod's CPU.
+ * runs on the event loop and resumes there when the group is durable. Handing every start to a worker thread that
+ * then waited for the group's lock would cost each start the executor, its context propagation and a parked thread.
  *
  * <p>A group that holds a start the database refuses to store is committed again one start at a time, so that start
  * fails alone. A group that fails otherwise (the database went away) fails with it, and each client retries with its

@@ -51,7 +51,7 @@ public class Bodies {
 
     Bodies(ObjectMapper mapper, ValidatorFactory validators) {
         // Every property of these records is reachable: they are no JPA entities. The application's validator asks JPA,
-        // property by property, whether each is loaded, a fifth of validating a run start under chain3.
+        // property by property, whether each is loaded: work for nothing on every run start.
         this.validator = validators.usingContext().traversableResolver(new EveryPropertyReachable()).getValidator();
         strict = mapper.copy().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         strict.coercionConfigDefaults().setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail);

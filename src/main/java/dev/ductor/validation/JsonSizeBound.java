@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * An upper bound on the length of a JSON value's compact text, found without writing it: every payload's size is
  * checked ({@link Constraints.MaxJsonSize}), almost every payload is far below its cap, and writing the whole value out
- * to measure it was most of validating a run start under chain3. Only a value whose bound passes the cap is written
+ * to measure it would be most of the work of validating a run start. Only a value whose bound passes the cap is written
  * out to be measured exactly.
  */
 final class JsonSizeBound {

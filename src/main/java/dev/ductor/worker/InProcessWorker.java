@@ -134,7 +134,7 @@ public class InProcessWorker implements LocalSteps {
                 backoff = idle;
                 emptyRounds = claimed == 0 ? emptyRounds + 1 : 0;
                 // Fewer tasks than free slots: the queue had no more due for this pod just now, so claiming again
-                // at once would come back empty (under chain3 every productive claim was followed by an empty one).
+                // at once would come back empty: a transaction for nothing after every productive claim.
                 // Wait for a task queued here, or the idle interval for those queued by other pods. A task queued
                 // while the claim ran waits that interval too, on purpose: the starts and group commits of this pod
                 // lease their steps to it without a claim whenever a slot is unpromised, so a task queued here meant

@@ -14,10 +14,10 @@ import java.util.function.Consumer;
  *
  * <p>Leasing never holds a slot. A commit that dispatches steps promises itself slots that are neither running, nor
  * waited for, nor promised to another commit ({@link #promise}), and leases that many to this pod; the claimer claims
- * as many as are unpromised ({@link #unclaimed}). Both hand what they leased to {@link #offer}. Until 2026-12-04 a
- * claim held every free slot for as long as it ran, so every start and group commit meanwhile found none and queued
- * its steps for the next claim, which held the slots again: under chain3, one step in five went through a claim (and
- * its transaction), and a burst of starts could find the slots held throughout (EagerStartTest, seen in CI). Now a
+ * as many as are unpromised ({@link #unclaimed}). Both hand what they leased to {@link #offer}. A claim does not hold
+ * the free slots while it runs: if it did, every start and group commit meanwhile would find none and queue its steps
+ * for the next claim, which would hold the slots again, so many steps would pay for a claim (and its transaction), and
+ * a burst of starts could find the slots held throughout (EagerStartTest). Instead a
  * claim and a commit that race may together lease a few more steps than there are free slots; those wait in line,
  * which for steps of milliseconds is shorter than the claim they would otherwise have needed. For the same reason a
  * commit may be promised room in the line itself for steps of handlers known to be quick ({@link #promise(int, int)}).

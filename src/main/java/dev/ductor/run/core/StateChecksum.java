@@ -25,7 +25,7 @@ public final class StateChecksum {
 
     /**
      * One digest per thread, reset by each use: {@code MessageDigest.getInstance} walks the security providers on
-     * every call, two thirds of a checksum's cost under chain3, where every commit seals and every load verifies.
+     * every call, the larger part of a checksum's cost, and every commit seals and every load verifies.
      */
     private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
         try {
