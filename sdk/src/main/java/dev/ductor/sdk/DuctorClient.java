@@ -659,15 +659,13 @@ public final class DuctorClient {
             return tokenSupplier(() -> token);
         }
 
-        /** Reads the token from {@code file} on every request (a mounted secret that is rotated in place). */
+        /**
+         * Reads the token from {@code file}, a mounted secret that is rotated in place: again whenever its modification
+         * time or size has changed, so a rotation is seen by the next request, and a busy worker does not open and read
+         * the file for each of its requests.
+         */
         public Builder tokenFile(Path file) {
-            return tokenSupplier(() -> {
-                try {
-                    return Files.readString(file).trim();
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot read the token file " + file, e);
-                }
-            });
+            return tokenSupplier(new TokenFile(file));
         }
 
         /** The mapper for request and response bodies and for typed task input/output; default: one with java.time. */
@@ -704,6 +702,35 @@ public final class DuctorClient {
                 mapper = new ObjectMapper().registerModule(new JavaTimeModule());
             }
             return new DuctorClient(this);
+        }
+    }
+
+    /** A token read from a file, read again when the file changes (its modification time or size). */
+    private static final class TokenFile implements Supplier<String> {
+        private final Path file;
+        private volatile Cached cached;
+
+        private record Cached(java.nio.file.attribute.FileTime modified, long size, String token) {
+        }
+
+        TokenFile(Path file) {
+            this.file = file;
+        }
+
+        @Override
+        public String get() {
+            try {
+                java.nio.file.attribute.BasicFileAttributes seen = Files.readAttributes(file,
+                        java.nio.file.attribute.BasicFileAttributes.class);
+                Cached now = cached;
+                if (now == null || !now.modified().equals(seen.lastModifiedTime()) || now.size() != seen.size()) {
+                    now = new Cached(seen.lastModifiedTime(), seen.size(), Files.readString(file).trim());
+                    cached = now;
+                }
+                return now.token();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the token file " + file, e);
+            }
         }
     }
 }

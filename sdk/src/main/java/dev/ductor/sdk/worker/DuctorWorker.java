@@ -140,6 +140,8 @@ public final class DuctorWorker implements AutoCloseable {
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong leaseLost = new AtomicLong();
     private final AtomicLong abandoned = new AtomicLong();
+    private final AtomicLong claimRequests = new AtomicLong();
+    private final AtomicLong reportRequests = new AtomicLong();
 
     private DuctorWorker(Builder b) {
         this.tasks = b.client.tasks().withTimeout(b.requestTimeout);
@@ -239,7 +241,8 @@ public final class DuctorWorker implements AutoCloseable {
     }
 
     public WorkerStats stats() {
-        return new WorkerStats(claimed.get(), completed.get(), failed.get(), leaseLost.get(), abandoned.get(), inFlight.size());
+        return new WorkerStats(claimed.get(), completed.get(), failed.get(), leaseLost.get(), abandoned.get(), inFlight.size(),
+                claimRequests.get(), reportRequests.get());
     }
 
     public boolean isRunning() {
@@ -332,6 +335,7 @@ public final class DuctorWorker implements AutoCloseable {
             }
             List<ClaimedTask> batch;
             try {
+                claimRequests.incrementAndGet();
                 batch = tasks.claim(handlerNames, pool, workerId, free, waitSeconds);
                 errors = 0;
                 serverAnswers = true;
@@ -612,6 +616,7 @@ public final class DuctorWorker implements AutoCloseable {
             TaskApi.Reported answer;
             try {
                 List<String> next = nextWanted();
+                reportRequests.incrementAndGet();
                 answer = tasks.report(results, next, next.isEmpty() ? 0 : nextRoom());
             } catch (DuctorException e) {
                 if (!e.isTransient() || System.nanoTime() > deadline || state == State.STOPPED) {
