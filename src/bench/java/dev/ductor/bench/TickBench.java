@@ -10,7 +10,7 @@ import dev.ductor.queue.TaskClaim;
 import dev.ductor.queue.TierWeights;
 import dev.ductor.run.Attempts;
 import dev.ductor.run.LoadedRun;
-import dev.ductor.run.RetryingTick;
+import dev.ductor.run.TickRetries;
 import dev.ductor.run.RunCommitter;
 import dev.ductor.run.RunConflictException;
 import dev.ductor.run.RunLoader;
@@ -77,7 +77,7 @@ import java.util.regex.Pattern;
  * measured phase (untimed) the current task of every run is claimed with the real claim statement and
  * completed through {@link TaskResults}, and the wakeup this enqueues is claimed, as a coordinator would.
  * The measured call is then exactly what {@code Coordinator.process} does for one claimed wakeup:
- * {@link RetryingTick#tick} (load, pure tick, versioned commit, history, outbox, inbox consumed, wakeup acked;
+ * {@link TickRetries#tick} (load, pure tick, versioned commit, history, outbox, inbox consumed, wakeup acked;
  * retried on conflict).
  */
 @QuarkusTest
@@ -99,7 +99,7 @@ class TickBench {
     RunStarter starter;
 
     @Inject
-    RetryingTick retryingTick;
+    TickRetries retries;
 
     @Inject
     RunLoader loader;
@@ -382,12 +382,12 @@ class TickBench {
         });
     }
 
-    /** One wakeup's tick, as Coordinator.process runs it: RetryingTick with the claimed wakeup to ack. */
+    /** One wakeup's tick, as Coordinator.process runs it: TickRetries.tick with the claimed wakeup to ack. */
     private void tick(UUID runId, List<QueueItem> acks, Stats stats) {
         Attempts attempts = new Attempts();
         long started = System.nanoTime();
         try {
-            TickResult result = retryingTick.tick(runId, List.of(), acks, attempts);
+            TickResult result = retries.tick(runId, List.of(), acks, attempts);
             stats.latencies.add(System.nanoTime() - started);
             if (result != null && !result.isNoop()) {
                 stats.committed++;

@@ -35,7 +35,6 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.hibernate.validator.constraints.Range;
 
-import java.net.URI;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -81,10 +80,7 @@ public class PoolResource {
         } catch (StaleVersionException lost) {
             throw pools.lostRace(tenant, name, expected, body);
         }
-        Response.ResponseBuilder response = result.created()
-                ? Response.created(URI.create("/api/v1/pools/" + name))
-                : Response.ok();
-        return response.header("ETag", Versions.etag(result.pool().version())).entity(result.pool()).build();
+        return Versions.put(result.created(), "/api/v1/pools/" + name, result.pool(), result.pool().version());
     }
 
     /**
@@ -127,7 +123,7 @@ public class PoolResource {
             content = @Content(schema = @Schema(implementation = PoolView.class)))
     public Response get(@PathParam("name") @Name String name) {
         PoolView pool = pools.get(caller.tenant(), name);
-        return Response.ok(pool).header("ETag", Versions.etag(pool.version())).build();
+        return Versions.tagged(pool, pool.version());
     }
 
     @GET

@@ -26,7 +26,6 @@ import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import java.net.URI;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -57,10 +56,7 @@ public class RuleResource {
         String tenant = caller.tenant();
         RuleService.PutResult result = VersionConflictException.onLostRace("Rule '" + name + "'", expected, body,
                 () -> rules.put(tenant, name, body, expected, caller.subject()), () -> rules.get(tenant, name), RuleView::version);
-        Response.ResponseBuilder response = result.created()
-                ? Response.created(URI.create("/api/v1/rules/" + name))
-                : Response.ok();
-        return response.header("ETag", Versions.etag(result.rule().version())).entity(result.rule()).build();
+        return Versions.put(result.created(), "/api/v1/rules/" + name, result.rule(), result.rule().version());
     }
 
     /**
@@ -99,7 +95,7 @@ public class RuleResource {
             content = @Content(schema = @Schema(implementation = RuleView.class)))
     public Response get(@PathParam("name") String name) {
         RuleView rule = rules.get(caller.tenant(), name);
-        return Response.ok(rule).header("ETag", Versions.etag(rule.version())).build();
+        return Versions.tagged(rule, rule.version());
     }
 
     public record RuleList(List<RuleView> items) {

@@ -89,7 +89,7 @@ public class RunResource {
             content = @Content(schema = @Schema(implementation = RunView.class)))
     public Response get(@PathParam("runId") String runId) {
         RunView run = runs.get(caller.tenant(), parse(runId));
-        return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
+        return Versions.tagged(run, run.version());
     }
 
     @GET
@@ -249,7 +249,7 @@ public class RunResource {
         RunPatch patch = bodies.read(body, PatchBody.class, "tier", "nodes").toPatch();
         RunView run = VersionConflictException.onLostRace("Run " + id, expected, body, () -> operations.patch(caller.tenant(), id, expected, patch, body),
                 () -> runs.get(caller.tenant(), id), RunView::version);
-        return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
+        return Versions.tagged(run, run.version());
     }
 
     @POST
@@ -267,7 +267,7 @@ public class RunResource {
         RunView run = VersionConflictException.onLostRace("Run " + id, expected, body,
                 () -> operations.reset(caller.tenant(), id, expected, reset, caller.subject(), body),
                 () -> runs.get(caller.tenant(), id), RunView::version);
-        return Response.ok(run).header("ETag", Versions.etag(run.version())).build();
+        return Versions.tagged(run, run.version());
     }
 
     /**

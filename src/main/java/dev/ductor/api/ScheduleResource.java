@@ -25,7 +25,6 @@ import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import java.net.URI;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -60,10 +59,7 @@ public class ScheduleResource {
         ScheduleService.PutResult result = VersionConflictException.onLostRace("Schedule '" + name + "'", expected, body,
                 () -> schedules.put(tenant, name, body, expected, caller.subject()), () -> schedules.get(tenant, name),
                 ScheduleView::version);
-        Response.ResponseBuilder response = result.created()
-                ? Response.created(URI.create("/api/v1/schedules/" + name))
-                : Response.ok();
-        return response.header("ETag", Versions.etag(result.schedule().version())).entity(result.schedule()).build();
+        return Versions.put(result.created(), "/api/v1/schedules/" + name, result.schedule(), result.schedule().version());
     }
 
     @GET
@@ -83,7 +79,7 @@ public class ScheduleResource {
             content = @Content(schema = @Schema(implementation = ScheduleView.class)))
     public Response get(@PathParam("name") @Name String name) {
         ScheduleView schedule = schedules.get(caller.tenant(), name);
-        return Response.ok(schedule).header("ETag", Versions.etag(schedule.version())).build();
+        return Versions.tagged(schedule, schedule.version());
     }
 
     public record ScheduleList(List<ScheduleView> items) {

@@ -1,7 +1,9 @@
 package dev.ductor.api;
 
 import dev.ductor.error.BadRequestException;
+import jakarta.ws.rs.core.Response;
 
+import java.net.URI;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -17,6 +19,17 @@ public final class Versions {
 
     public static String etag(long version) {
         return "\"" + version + "\"";
+    }
+
+    /** 200 with {@code entity}, and its {@code version} as the ETag: a GET of one versioned thing. */
+    public static Response tagged(Object entity, long version) {
+        return Response.ok(entity).header("ETag", etag(version)).build();
+    }
+
+    /** The answer to a PUT: 201 with the Location {@code path} when it created the thing, else 200; the ETag is its version. */
+    public static Response put(boolean created, String path, Object entity, long version) {
+        Response.ResponseBuilder response = created ? Response.created(URI.create(path)) : Response.ok();
+        return response.header("ETag", etag(version)).entity(entity).build();
     }
 
     /**

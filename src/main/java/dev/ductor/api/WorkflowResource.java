@@ -43,7 +43,6 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestResponse;
 
-import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -81,11 +80,7 @@ public class WorkflowResource {
         WorkflowService.PutResult result = VersionConflictException.onLostRace("Workflow '" + name + "'", expected, body,
                 () -> workflows.put(caller.tenant(), name, body, expected), () -> workflows.get(caller.tenant(), name),
                 StoredWorkflow::version);
-        Response.ResponseBuilder response = result.created()
-                ? Response.created(URI.create("/api/v1/workflows/" + name))
-                : Response.ok();
-        return response.header("ETag", Versions.etag(result.workflow().version()))
-                .entity(result.workflow()).build();
+        return Versions.put(result.created(), "/api/v1/workflows/" + name, result.workflow(), result.workflow().version());
     }
 
     @GET
@@ -96,7 +91,7 @@ public class WorkflowResource {
             content = @Content(schema = @Schema(implementation = StoredWorkflow.class)))
     public Response get(@PathParam("name") String name) {
         StoredWorkflow workflow = workflows.get(caller.tenant(), name);
-        return Response.ok(workflow).header("ETag", Versions.etag(workflow.version())).build();
+        return Versions.tagged(workflow, workflow.version());
     }
 
     @GET

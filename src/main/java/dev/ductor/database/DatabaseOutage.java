@@ -3,6 +3,7 @@ package dev.ductor.database;
 import dev.ductor.error.BadRequestException;
 import dev.ductor.error.DatabaseUnavailableException;
 import dev.ductor.error.DuctorException;
+import org.jboss.logging.Logger;
 
 import java.net.ConnectException;
 import java.sql.SQLException;
@@ -98,6 +99,23 @@ public final class DatabaseOutage {
                 + ": " + unreachable.getMessage();
         return (applied == Applied.MAYBE ? "its commit was cut short and may have been applied" : "nothing was applied")
                 + " (" + why + ")";
+    }
+
+    /**
+     * Runs a pass of maintenance that the next pass makes good for: while the database is unreachable it writes one
+     * line, {@code "<failed>, the database is unreachable: <summary>"}, not the scheduler's stack trace; any other
+     * failure is thrown.
+     */
+    public static void skipIfUnreachable(Logger log, String failed, Runnable pass) {
+        try {
+            pass.run();
+        } catch (RuntimeException e) {
+            String outage = summary(e);
+            if (outage == null) {
+                throw e;
+            }
+            log.warnf("%s, the database is unreachable: %s", failed, outage);
+        }
     }
 
     private static Throwable rootOf(Throwable failure) {

@@ -27,6 +27,26 @@ public class VersionConflictException extends DuctorException {
         this.rejected = rejected;
     }
 
+    /** If-Match on a create: a version sent for something that is not there is a 409 (it is gone, or never was). */
+    public static void requireNoVersion(String what, OptionalLong ifMatch, Object rejected) {
+        if (ifMatch.isPresent()) {
+            throw new VersionConflictException(what, ifMatch.getAsLong(), null, null, rejected);
+        }
+    }
+
+    /**
+     * If-Match on an edit: required (428 without it) and equal to the {@code version} the thing is at; otherwise a 409
+     * with the thing as {@code current} reads it. {@code what} names it as a sentence starts ("Rule 'x'").
+     */
+    public static void requireVersion(String what, OptionalLong ifMatch, long version, Supplier<?> current, Object rejected) {
+        if (ifMatch.isEmpty()) {
+            throw new PreconditionRequiredException(Character.toLowerCase(what.charAt(0)) + what.substring(1));
+        }
+        if (ifMatch.getAsLong() != version) {
+            throw new VersionConflictException(what, ifMatch.getAsLong(), version, current.get(), rejected);
+        }
+    }
+
     /**
      * Runs a versioned write. When it loses the race to another writer's commit (any {@link StaleVersionException};
      * its transaction rolled back, nothing was saved), the one 409 answer: the resource as {@code current} reads it now,

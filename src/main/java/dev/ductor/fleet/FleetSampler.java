@@ -42,16 +42,8 @@ public class FleetSampler {
         if (!config.fleet().samplerEnabled()) {
             return;
         }
-        try {
-            runOnce();
-        } catch (RuntimeException e) {
-            String outage = DatabaseOutage.summary(e);
-            if (outage == null) {
-                throw e;
-            }
-            // A minute without a sample is a gap in the charts, nothing more: one line, not the scheduler's stack trace.
-            LOG.warnf("sampling the fleet failed, the database is unreachable: %s", outage);
-        }
+        // A minute without a sample is a gap in the charts, nothing more.
+        DatabaseOutage.skipIfUnreachable(LOG, "sampling the fleet failed", this::runOnce);
     }
 
     /** One sample of the current minute, in one transaction. */

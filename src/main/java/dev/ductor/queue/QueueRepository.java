@@ -1,7 +1,7 @@
 package dev.ductor.queue;
 
 import dev.ductor.config.SqlTimestamps;
-import dev.ductor.database.IndexLookups;
+import dev.ductor.database.PlannerSettings;
 import dev.ductor.database.MultiRowInsert;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -31,7 +31,7 @@ public class QueueRepository {
             "id, kind, tenant, tier, run_id, node_id, attempt, handler, pool, payload, requeue_count, lease_token, available_at, deliveries";
 
     @Inject EntityManager em;
-    @Inject IndexLookups indexLookups;
+    @Inject PlannerSettings plannerSettings;
 
     private static final String ENQUEUE_SQL = """
             INSERT INTO eec_queue_item (kind, tenant, tier, run_id, node_id, attempt, handler, pool, task_key,
@@ -143,8 +143,8 @@ public class QueueRepository {
             throw new IllegalArgumentException("tasks are claimed fairly, through claimTasks");
         }
         // Its last step finds the claimed rows by id = ANY(...): on the queue's ever stale statistics, a sequential
-        // scan over every dead row the queue's churn left (see IndexLookups) unless told to use the primary key.
-        indexLookups.forThisTransaction();
+        // scan over every dead row the queue's churn left (see PlannerSettings) unless told to use the primary key.
+        plannerSettings.forThisTransaction();
         // Kinds are our own enum names, safe to inline.
         String kindList = kinds.stream().map(k -> "'" + k.name() + "'").collect(java.util.stream.Collectors.joining(", "));
         var query = em.createNativeQuery(coordinatorClaimSql(kindList))

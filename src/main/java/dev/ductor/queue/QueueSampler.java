@@ -34,26 +34,20 @@ public class QueueSampler {
 
     @Scheduled(every = "${ductor.metrics.queue-sample-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
-    @SuppressWarnings("unchecked")
     void sample() {
+        // The gauges keep their last values until the next sample.
+        DatabaseOutage.skipIfUnreachable(LOG, "sampling the queue failed", this::sampleOnce);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void sampleOnce() {
         Instant now = clock.instant();
-        List<Object[]> rows;
-        try {
-            rows = QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
-                            SELECT tier, count(*), min(greatest(available_at, created_at)) FROM eec_queue_item
-                             WHERE available_at <= ?1 AND (kind <> 'TASK' OR lease_token IS NULL)
-                             GROUP BY tier""")
-                    .setParameter(1, now)
-                    .getResultList());
-        } catch (RuntimeException e) {
-            String outage = DatabaseOutage.summary(e);
-            if (outage == null) {
-                throw e;
-            }
-            // The gauges keep their last values until the next sample; one line, not the scheduler's stack trace.
-            LOG.warnf("sampling the queue failed, the database is unreachable: %s", outage);
-            return;
-        }
+        List<Object[]> rows = QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
+                        SELECT tier, count(*), min(greatest(available_at, created_at)) FROM eec_queue_item
+                         WHERE available_at <= ?1 AND (kind <> 'TASK' OR lease_token IS NULL)
+                         GROUP BY tier""")
+                .setParameter(1, now)
+                .getResultList());
         Set<String> seen = new HashSet<>();
         for (Object[] row : rows) {
             String tier = (String) row[0];
@@ -62,5 +56,4 @@ public class QueueSampler {
         }
         weights.tiers().names().stream().filter(t -> !seen.contains(t)).forEach(t -> metrics.queue(t, 0, 0));
     }
-
 }

@@ -1,9 +1,8 @@
 package dev.ductor.queue;
 
+import dev.ductor.database.TransactionEnd;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import java.time.Duration;
@@ -41,16 +40,9 @@ public class QueueSignal {
 
     /** Nudges the channel's loops when the current transaction commits; never before, so nobody polls for rows not yet visible. */
     public void afterCommit(Channel channel) {
-        transactions.registerInterposedSynchronization(new Synchronization() {
-            @Override
-            public void beforeCompletion() {
-            }
-
-            @Override
-            public void afterCompletion(int status) {
-                if (status == Status.STATUS_COMMITTED) {
-                    nudge(channel);
-                }
+        TransactionEnd.onEnd(transactions, committed -> {
+            if (committed) {
+                nudge(channel);
             }
         });
     }

@@ -2,7 +2,7 @@ package dev.ductor.queue;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.ductor.database.IndexLookups;
+import dev.ductor.database.PlannerSettings;
 import dev.ductor.database.NamedSql;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -28,7 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public class TaskClaim {
 
     @Inject EntityManager em;
-    @Inject IndexLookups indexLookups;
+    @Inject PlannerSettings plannerSettings;
     private final Map<String, NamedSql> statements = new ConcurrentHashMap<>();
 
     /**
@@ -53,7 +53,7 @@ public class TaskClaim {
     public List<QueueItem> claimTasks(Collection<String> handlers, String tenant, String pool, String owner, int max,
                                       Duration lease, Instant now, TierWeights weights) {
         Filters filters = new Filters(String.join("\u001f", handlers), tenant, pool);
-        indexLookups.forThisTransaction();
+        plannerSettings.forThisTransaction();
         Map<String, Object> values = new HashMap<>();
         filters.bind(values);
         values.put("now", now);

@@ -1,6 +1,6 @@
 package dev.ductor.queue;
 
-import dev.ductor.database.IndexLookups;
+import dev.ductor.database.PlannerSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -24,7 +24,7 @@ import java.util.UUID;
 public class TaskLeases {
 
     @Inject EntityManager em;
-    @Inject IndexLookups indexLookups;
+    @Inject PlannerSettings plannerSettings;
     @Inject io.agroal.api.AgroalDataSource dataSource;
 
     /** A task taken by its report: what the run needs to know of it. */
@@ -169,7 +169,7 @@ public class TaskLeases {
     /** Task rows whose lease ran out, taken off the queue in one statement (the reaper decides what follows). */
     @SuppressWarnings("unchecked")
     public List<QueueItem> takeExpiredTaskLeases(Instant now, int max) {
-        indexLookups.forThisTransaction(); // the DELETE finds its rows by id = ANY(...), as the coordinator claim does
+        plannerSettings.forThisTransaction(); // the DELETE finds its rows by id = ANY(...), as the coordinator claim does
         List<Object[]> rows = em.createNativeQuery(TAKE_EXPIRED)
                 .setParameter("now", now)
                 .setParameter("max", max)
@@ -212,7 +212,7 @@ public class TaskLeases {
      *
      * <p>No {@code kind = 'TASK'} in the predicate, although only tasks are reported: an id names one row, and that
      * equality would let the planner pick the claim index ({@code kind, available_at, id}) and filter every task row
-     * by id. The group commit runs this statement on its generic plan ({@link dev.ductor.database.IndexLookups}),
+     * by id. The group commit runs this statement on its generic plan ({@link dev.ductor.database.PlannerSettings}),
      * made while the table was young, and that is the plan a young table gets: an index scan
      * of all tasks where the primary key finds the handful reported.
      */

@@ -3,7 +3,7 @@ package dev.ductor.run;
 /**
  * Counts the attempts of one retried call and when each began (monotonic nanos), so retries are metered and
  * their schedule can be checked from recorded timings. One attempt at a time, on the caller's thread or, for a
- * coordinator tick that lost its first attempt, on the {@link TickRetryLane}'s: hence synchronized.
+ * coordinator tick that lost its first attempt, on a {@link TickRetries} thread: hence synchronized.
  */
 public final class Attempts {
 

@@ -23,8 +23,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Advances one run for the wakeups claimed for it: one tick for all of them (redundant wakeups cost one
- * tick, or a no-op), retried in-process on conflict (after a first loss on the {@link TickRetryLane}, so the
- * batch goes on), then requeued with backoff, and after too many requeues without progress force-failed as
+ * tick, or a no-op), retried in-process on conflict ({@link TickRetries}, after a first loss beside the batch, so
+ * the batch goes on), then requeued with backoff, and after too many requeues without progress force-failed as
  * livelocked.
  */
 @ApplicationScoped
@@ -33,8 +33,7 @@ public class Coordinator {
     private static final Logger LOG = Logger.getLogger(Coordinator.class);
     private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
-    @Inject RetryingTick retryingTick;
-    @Inject TickRetryLane retryLane;
+    @Inject TickRetries retries;
     @Inject WakeupRequeuer requeuer;
     @Inject DuctorMetrics metrics;
     @Inject DuctorConfig config;
@@ -42,7 +41,7 @@ public class Coordinator {
 
     /**
      * Ticks the run for its claimed items. The stage completes once the tick is over, its in-process retries included:
-     * at once when the first attempt settled it, later when they go on on the {@link TickRetryLane}. Until then this
+     * at once when the first attempt settled it, later when they go on beside the batch. Until then this
      * JVM must not tick the run again ({@link RunLanes}).
      */
     public CompletionStage<Void> process(UUID runId, List<QueueItem> items) {
@@ -52,7 +51,7 @@ public class Coordinator {
                 .toList();
         Attempts attempts = new Attempts();
         try {
-            retryingTick.once(runId, carried, items, attempts);
+            retries.once(runId, carried, items, attempts);
             return DONE;
         } catch (RunConflictException lost) {
             if (config.coordinator().maxRetries() == 0) {
@@ -61,7 +60,7 @@ public class Coordinator {
             }
             // The retries go on beside the batch: their delays end with a second, which the batch's other runs,
             // whose wakeups are leased too, must not wait out.
-            return retryLane.retry(runId, carried, items, attempts, lost).handle((result, error) -> {
+            return retries.retryBesideBatch(runId, carried, items, attempts, lost).handle((result, error) -> {
                 Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
                 try {
                     if (cause instanceof RunConflictException exhausted) {
@@ -119,7 +118,7 @@ public class Coordinator {
         inputs.add(new Input.ForceFail(0, reason, decidedAtSeq));
         for (int round = 0; round < 3; round++) {
             try {
-                TickResult result = retryingTick.tick(runId, inputs, acks, new Attempts());
+                TickResult result = retries.tick(runId, inputs, acks, new Attempts());
                 boolean failedNow = result != null && result.madeProgress() && result.status() == RunStatus.FAILED;
                 if (failedNow) {
                     metrics.forcedFailure(reason);

@@ -2,7 +2,7 @@ package dev.ductor.run;
 
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
-import dev.ductor.database.IndexLookups;
+import dev.ductor.database.PlannerSettings;
 import dev.ductor.metrics.DuctorMetrics;
 import dev.ductor.metrics.TickOutcome;
 import dev.ductor.queue.NewQueueItem;
@@ -76,7 +76,7 @@ public class GroupCommit {
     @Inject JsonCodec json;
     @Inject DuctorMetrics metrics;
     @Inject Clock clock;
-    @Inject IndexLookups indexLookups;
+    @Inject PlannerSettings plannerSettings;
     @Inject ChildRuns children;
     @Inject DuctorConfig config;
 
@@ -102,7 +102,7 @@ public class GroupCommit {
     private Outcome applyGroup(List<StepReport> reports, LocalSteps local, boolean record) {
         long started = System.nanoTime();
         Instant now = clock.instant();
-        indexLookups.forThisTransaction();
+        plannerSettings.forThisTransaction();
         // The runs first, then their task rows, then their inboxes: the lock order of every writer of runs and tasks
         // (RunRows#lock), and an inbox read under the run's lock, so a signal that a coordinator's tick left buffered
         // meanwhile is either seen here or meets a run this commit has already moved on.

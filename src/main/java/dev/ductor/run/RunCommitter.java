@@ -33,7 +33,7 @@ import java.util.UUID;
  * the database before the commit, so a losing tick leaves no trace and a crash after the commit loses nothing.
  *
  * <p>What differs between commands is a {@link Command}. What a lost race becomes is the caller's: the coordinator
- * retries the whole shell, each try in a new transaction ({@link RetryingTick}, which also meters each try, since its
+ * retries the whole shell, each try in a new transaction ({@link TickRetries}, which also meters each try, since its
  * outcome is known only once the transaction ends); the API answers 409. New runs are inserted, not loaded:
  * {@link RunStarter} ticks them fresh and writes them in batches, sealed by {@link #checksum} and dispatched through
  * the same {@link RunOutbox}; many runs' step results are {@link GroupCommit}'s.

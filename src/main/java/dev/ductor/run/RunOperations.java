@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.error.IdempotencyKeyReusedException;
 import dev.ductor.error.LimitReachedException;
-import dev.ductor.error.PreconditionRequiredException;
 import dev.ductor.error.UndeclaredSignalException;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.metrics.DuctorMetrics;
@@ -198,12 +197,7 @@ public class RunOperations {
     @Transactional(dontRollbackOn = PatchRefusedException.class)
     public RunView patch(String tenant, UUID runId, OptionalLong ifMatch, RunPatch patch, JsonNode rejected) {
         WorkflowRunEntity run = queries.find(tenant, runId);
-        if (ifMatch.isEmpty()) {
-            throw new PreconditionRequiredException("run " + runId);
-        }
-        if (ifMatch.getAsLong() != run.dbRecordVersion) {
-            throw new VersionConflictException("Run " + runId, ifMatch.getAsLong(), run.dbRecordVersion, queries.view(run), rejected);
-        }
+        VersionConflictException.requireVersion("Run " + runId, ifMatch, run.dbRecordVersion, () -> queries.view(run), rejected);
         if (!"RUNNING".equals(run.status)) {
             throw PatchRefusedException.runTerminal(runId, run.status, false, queries.view(run), rejected);
         }
@@ -227,12 +221,7 @@ public class RunOperations {
     @Transactional
     public RunView reset(String tenant, UUID runId, OptionalLong ifMatch, RunReset reset, String by, JsonNode rejected) {
         WorkflowRunEntity run = queries.find(tenant, runId);
-        if (ifMatch.isEmpty()) {
-            throw new PreconditionRequiredException("run " + runId);
-        }
-        if (ifMatch.getAsLong() != run.dbRecordVersion) {
-            throw new VersionConflictException("Run " + runId, ifMatch.getAsLong(), run.dbRecordVersion, queries.view(run), rejected);
-        }
+        VersionConflictException.requireVersion("Run " + runId, ifMatch, run.dbRecordVersion, () -> queries.view(run), rejected);
         if ("RUNNING".equals(run.status)) {
             throw PatchRefusedException.reset(runId, "run-running", "Run " + runId + " is still RUNNING; a reset reopens a"
                     + " finished run (retry or skip its nodes with PATCH instead).", queries.view(run), rejected);

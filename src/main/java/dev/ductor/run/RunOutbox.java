@@ -1,6 +1,7 @@
 package dev.ductor.run;
 
 import dev.ductor.config.JsonCodec;
+import dev.ductor.database.TransactionEnd;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.LeaseHandBack;
@@ -11,8 +12,6 @@ import dev.ductor.run.core.Effect;
 import dev.ductor.workflow.model.Handlers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import java.time.Instant;
@@ -130,18 +129,11 @@ public class RunOutbox {
         List<QueueItem> leased;
         try {
             leased = queue.enqueueLeased(dispatch.leased(), now);
-            transactions.registerInterposedSynchronization(new Synchronization() {
-                @Override
-                public void beforeCompletion() {
-                }
-
-                @Override
-                public void afterCompletion(int status) {
-                    if (status == Status.STATUS_COMMITTED) {
-                        handOver(dispatch, local, leased);
-                    } else {
-                        handOverUnwritten(dispatch, local); // a commit cut short may have been applied
-                    }
+            TransactionEnd.onEnd(transactions, committed -> {
+                if (committed) {
+                    handOver(dispatch, local, leased);
+                } else {
+                    handOverUnwritten(dispatch, local); // a commit cut short may have been applied
                 }
             });
         } catch (RuntimeException failed) {

@@ -84,7 +84,7 @@ public class RunRows {
     // the entity's @Version UPDATE, with its new values taken from bound arrays (w) instead of one execution per run.
     // A batch of single-row UPDATEs cost an execution, a Bind, and a firing of the run table's statement trigger
     // (the change feed's) per run; this costs one of each per commit. Rows are locked in the arrays' order (a nested
-    // loop over them, index lookups by key: the group commit's IndexLookups), which the caller sorts by run id.
+    // loop over them, index lookups by key: the group commit's PlannerSettings), which the caller sorts by run id.
     static final String UPDATE = """
             UPDATE eec_workflow_run
                SET status = w.status, node_states = CAST(w.node_states AS jsonb), state_checksum = w.checksum,

@@ -120,7 +120,7 @@ public class StartBatcher {
     }
 
     private void commitLoop() {
-        CommitGroups<Pending> groups = new CommitGroups<>(queued, MAX_GROUP, config.starts().linger().toNanos());
+        BatchGatherer<Pending> groups = new BatchGatherer<>(queued, MAX_GROUP, config.starts().linger().toNanos());
         List<Pending> group = new ArrayList<>(MAX_GROUP);
         while (!stopping || !queued.isEmpty()) {
             try {

@@ -5,7 +5,7 @@ import dev.ductor.database.DatabaseOutage;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.TaskLeases;
-import dev.ductor.run.CommitGroups;
+import dev.ductor.run.BatchGatherer;
 import dev.ductor.run.GroupCommit;
 import dev.ductor.run.LocalSteps;
 import dev.ductor.run.StepReport;
@@ -107,7 +107,7 @@ public class ExternalResults {
 
     private void commitLoop() {
         int max = config.worker().commitBatchSize();
-        CommitGroups<Pending> groups = new CommitGroups<>(queue, max, config.worker().commitLinger().toNanos());
+        BatchGatherer<Pending> groups = new BatchGatherer<>(queue, max, config.worker().commitLinger().toNanos());
         List<Pending> batch = new ArrayList<>(max);
         while (running || !queue.isEmpty()) {
             try {

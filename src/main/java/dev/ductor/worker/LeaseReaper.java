@@ -39,16 +39,8 @@ public class LeaseReaper {
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void trigger() {
         if (config.worker().reaperEnabled()) {
-            try {
-                runOnce(clock.instant());
-            } catch (RuntimeException e) {
-                String outage = DatabaseOutage.summary(e);
-                if (outage == null) {
-                    throw e;
-                }
-                // The next pass reaps what this one could not; one line, not the scheduler's stack trace.
-                LOG.warnf("reaping expired leases failed, the database is unreachable: %s", outage);
-            }
+            // The next pass reaps what this one could not.
+            DatabaseOutage.skipIfUnreachable(LOG, "reaping expired leases failed", () -> runOnce(clock.instant()));
         }
     }
 

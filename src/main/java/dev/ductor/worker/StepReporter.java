@@ -2,7 +2,7 @@ package dev.ductor.worker;
 
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.error.ConflictException;
-import dev.ductor.run.CommitGroups;
+import dev.ductor.run.BatchGatherer;
 import dev.ductor.run.GroupCommit;
 import dev.ductor.run.StepReport;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -92,7 +92,7 @@ public class StepReporter {
 
     private void commitLoop() {
         int max = config.worker().commitBatchSize();
-        CommitGroups<StepReport> groups = new CommitGroups<>(reports, max, config.worker().commitLinger().toNanos());
+        BatchGatherer<StepReport> groups = new BatchGatherer<>(reports, max, config.worker().commitLinger().toNanos());
         List<StepReport> batch = new ArrayList<>(max);
         while (running || !reports.isEmpty()) {
             try {

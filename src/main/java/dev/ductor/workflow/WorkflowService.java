@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.error.NotFoundException;
-import dev.ductor.error.PreconditionRequiredException;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.workflow.model.Handlers;
 import dev.ductor.workflow.model.DefinitionParser;
@@ -69,18 +68,11 @@ public class WorkflowService {
         WorkflowDefinitionEntity existing = find(tenant, name);
         Instant now = clock.instant();
         if (existing == null) {
-            if (ifMatch.isPresent()) {
-                throw new VersionConflictException("Workflow '" + name + "'", ifMatch.getAsLong(), null, null, body);
-            }
+            VersionConflictException.requireNoVersion("Workflow '" + name + "'", ifMatch, body);
             return new PutResult(true, create(tenant, name, normalized, now, body));
         }
-        if (ifMatch.isEmpty()) {
-            throw new PreconditionRequiredException("workflow '" + name + "'");
-        }
-        if (ifMatch.getAsLong() != existing.dbRecordVersion) {
-            throw new VersionConflictException("Workflow '" + name + "'", ifMatch.getAsLong(), existing.dbRecordVersion,
-                    view(existing), body);
-        }
+        VersionConflictException.requireVersion("Workflow '" + name + "'", ifMatch, existing.dbRecordVersion, () -> view(existing),
+                body);
         existing.revision += 1;
         existing.definition = json.write(normalized);
         existing.updatedAt = now;

@@ -65,7 +65,11 @@ class NativeImageReadinessTest {
     static final List<NativeImageScanner.Forwarder> FORWARDERS = List.of(
             new NativeImageScanner.Forwarder("dev.ductor.aggregate.pool.PoolService", "put", 6),
             new NativeImageScanner.Forwarder("dev.ductor.aggregate.pool.PoolService", "lostRace", 3),
-            new NativeImageScanner.Forwarder("dev.ductor.aggregate.pool.PoolService", "conflict", 3));
+            new NativeImageScanner.Forwarder("dev.ductor.aggregate.pool.PoolService", "conflict", 3),
+            new NativeImageScanner.Forwarder("dev.ductor.api.Versions", "tagged", 0),
+            new NativeImageScanner.Forwarder("dev.ductor.api.Versions", "put", 2),
+            new NativeImageScanner.Forwarder("dev.ductor.error.VersionConflictException", "requireNoVersion", 2),
+            new NativeImageScanner.Forwarder("dev.ductor.error.VersionConflictException", "requireVersion", 4));
 
     static {
         declare("dev.ductor.config.JsonCodec#write -> ObjectMapper.writeValueAsString",
@@ -109,6 +113,19 @@ class NativeImageReadinessTest {
         declare("dev.ductor.error.VersionConflictException#onLostRace -> VersionConflictException.<init>#4",
                 "rejected: the request body its callers pass, a JsonNode", JsonNode.class);
         declare("dev.ductor.aggregate.pool.PoolService#lostRace -> PoolService.conflict#3", "lostRace's sent, checked at its callers");
+        declare("dev.ductor.api.Versions#tagged -> Response.ok", "tagged's entity, checked at its callers");
+        declare("dev.ductor.api.Versions#put -> ResponseBuilder.entity", "put's entity, checked at its callers");
+        declare("dev.ductor.error.VersionConflictException#requireNoVersion -> VersionConflictException.<init>#4",
+                "rejected: requireNoVersion's, checked at its callers");
+        declare("dev.ductor.error.VersionConflictException#requireVersion -> VersionConflictException.<init>#4",
+                "rejected: requireVersion's, checked at its callers");
+        declare("dev.ductor.error.VersionConflictException#requireVersion -> VersionConflictException.<init>#3",
+                "current: what its callers' suppliers read (RuleService, ScheduleService, PoolService, WorkflowService,"
+                        + " RunOperations)", dev.ductor.aggregate.rule.RuleView.class,
+                dev.ductor.aggregate.schedule.ScheduleView.class, dev.ductor.aggregate.pool.PoolView.class,
+                dev.ductor.workflow.StoredWorkflow.class, dev.ductor.run.RunView.class);
+        declare("dev.ductor.aggregate.pool.PoolService#put -> VersionConflictException.requireVersion#4",
+                "put's sent, checked at its callers");
         declare("dev.ductor.run.PatchRefusedException#<init> -> ConflictException.<init>#2",
                 "the map one of its two factories built (both declared below)");
         declare("dev.ductor.run.PatchRefusedException#runTerminal -> PatchRefusedException.<init>#2",
@@ -196,7 +213,6 @@ class NativeImageReadinessTest {
                 }
             }
         }
-        assertTrue(strategies.contains("dev.ductor.run.TickRetrySchedule"), "RetryingTick's @CustomBackoff not found: " + strategies);
         Set<String> registered = registered();
         assertTrue(registered.containsAll(strategies), "instantiated reflectively but not registered: " + strategies);
 

@@ -1,6 +1,6 @@
 package dev.ductor.queue;
 
-import dev.ductor.database.IndexLookups;
+import dev.ductor.database.PlannerSettings;
 import dev.ductor.support.ManualCoordination;
 import dev.ductor.support.RolledBack;
 import io.quarkus.test.junit.QuarkusTest;
@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * With a backlog of due tasks the queue's statistics have not seen yet (the usual case: the table empties and refills
  * between autovacuum passes), the fair claim still walks its partial index in order and stops at its limits. Under
  * chain3 it ran as bitmap scans that read every entry of an 11,304-entry backlog to return one flow and eight tasks,
- * each claim slower as the backlog grew ({@link IndexLookups} turns bitmap scans off for that reason).
+ * each claim slower as the backlog grew ({@link PlannerSettings} turns bitmap scans off for that reason).
  */
 @QuarkusTest
 @TestProfile(ManualCoordination.class)
@@ -34,7 +34,7 @@ class ClaimBacklogPlanTest {
     EntityManager em;
 
     @Inject
-    IndexLookups indexLookups;
+    PlannerSettings plannerSettings;
 
     @Inject
     TierWeights weights;
@@ -50,7 +50,7 @@ class ClaimBacklogPlanTest {
                               FROM generate_series(1, ?1) g""")
                     .setParameter(1, BACKLOG)
                     .executeUpdate();
-            indexLookups.forThisTransaction();
+            plannerSettings.forThisTransaction();
             return explain(em, TaskClaim.taskClaimSql(new TaskClaim.Filters("noop", null, null).sql(), weights.sqlValues()),
                     Map.of("now", now, "max", 8, "leaseExpiry", now.plusSeconds(30), "owner", "plan", "handlers", "noop"));
         });

@@ -55,7 +55,7 @@ class ConcurrentTickTest {
     TaskResults results;
 
     @Inject
-    RetryingTick retryingTick;
+    TickRetries retries;
 
     @Inject
     AgroalDataSource dataSource;
@@ -135,7 +135,7 @@ class ConcurrentTickTest {
         assertTrue(winnerFlushed.await(30, TimeUnit.SECONDS));
         Attempts attempts = new Attempts();
         CompletableFuture<TickResult> loser = CompletableFuture.supplyAsync(() ->
-                QuarkusTransaction.requiringNew().call(() -> retryingTick.tick(runId, List.of(), List.of(), attempts)));
+                QuarkusTransaction.requiringNew().call(() -> retries.tick(runId, List.of(), List.of(), attempts)));
         LockHolder.awaitSomeoneBlocked(dataSource);
         loserBlocked.countDown();
         winner.get(30, TimeUnit.SECONDS);
@@ -158,7 +158,7 @@ class ConcurrentTickTest {
         for (int i = 0; i < pods; i++) {
             ticks.add(pool.submit(() -> {
                 await(start);
-                return retryingTick.tick(runId, List.of(), List.of(), new Attempts());
+                return retries.tick(runId, List.of(), List.of(), new Attempts());
             }));
         }
         int progressed = 0;

@@ -42,7 +42,7 @@ class OperatorRetrySupersedesTest {
     TaskResults results;
 
     @Inject
-    RetryingTick retryingTick;
+    TickRetries retries;
 
     @Inject
     LeaseReaper reaper;
@@ -78,7 +78,7 @@ class OperatorRetrySupersedesTest {
         UUID runId = UUID.fromString(api.start(api.define(node(handler))));
         QueueItem first = fixtures.claimTasks(runId, Set.of(handler)).get(0);
         results.fail(first.id(), first.leaseToken(), "gateway timeout", true);
-        retryingTick.tick(runId, List.of(), List.of(), new Attempts());
+        retries.tick(runId, List.of(), List.of(), new Attempts());
         assertEquals(List.of(2), queuedAttempts(runId).stream().map(Number::intValue).toList());
         return runId;
     }
@@ -135,7 +135,7 @@ class OperatorRetrySupersedesTest {
 
         // Its row is reaped when the revoked lease would have ended; the failure it leaves is stale and changes nothing.
         reaper.runOnce(clock.instant().plus(java.time.Duration.ofMinutes(1)));
-        retryingTick.tick(UUID.fromString(runId), List.of(), List.of(), new Attempts());
+        retries.tick(UUID.fromString(runId), List.of(), List.of(), new Attempts());
         assertEquals("RUNNING", api.run(runId).path("nodes.pay.state"));
         assertEquals(2, (Integer) api.run(runId).path("nodes.pay.attempts"));
         List<Map<String, Object>> next = api.as("worker")

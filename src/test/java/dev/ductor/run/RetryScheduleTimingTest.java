@@ -53,7 +53,7 @@ class RetryScheduleTimingTest {
     Fixtures fixtures;
 
     @Inject
-    RetryingTick retryingTick;
+    TickRetries retries;
 
     @Inject
     RunInbox inbox;
@@ -103,7 +103,7 @@ class RetryScheduleTimingTest {
         Attempts attempts = new Attempts();
         try {
             RunConflictException exhausted = assertThrows(RunConflictException.class,
-                    () -> retryingTick.tick(runId, List.of(), List.of(), attempts));
+                    () -> retries.tick(runId, List.of(), List.of(), attempts));
 
             assertEquals(ATTEMPTS, attempts.made(), "five attempts in all");
             assertEquals(ATTEMPTS, racesLost.get());

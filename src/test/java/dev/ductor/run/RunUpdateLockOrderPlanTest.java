@@ -1,6 +1,6 @@
 package dev.ductor.run;
 
-import dev.ductor.database.IndexLookups;
+import dev.ductor.database.PlannerSettings;
 import dev.ductor.support.ManualCoordination;
 import dev.ductor.support.RolledBack;
 import io.quarkus.test.junit.QuarkusTest;
@@ -33,7 +33,7 @@ class RunUpdateLockOrderPlanTest {
     EntityManager em;
 
     @Inject
-    IndexLookups indexLookups;
+    PlannerSettings plannerSettings;
 
     @Test
     void theManyRunUpdateLocksRowsInTheOrderOfItsArrays() throws Exception {
@@ -48,7 +48,7 @@ class RunUpdateLockOrderPlanTest {
         }
         String statement = sql;
         String plan = RolledBack.call(() -> {
-            indexLookups.forThisTransaction(); // as the group commit runs it
+            plannerSettings.forThisTransaction(); // as the group commit runs it
             return RolledBack.explain(em, statement, params);
         });
         System.out.println("the group commit's UPDATE of many runs:\n" + plan);

@@ -95,7 +95,7 @@ class SignalDuringGroupCommitTest {
             tick.get(30, TimeUnit.SECONDS);
         }
         tickWhatIsDue(runId);
-        // A lost first attempt is retried beside the batch (TickRetryLane), so the delivery may land just after.
+        // A lost first attempt is retried beside the batch (TickRetries.retryBesideBatch), so the delivery may land just after.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (fixtures.count("SELECT count(*) FROM eec_run_inbox WHERE run_id = ?1 AND consumed_at IS NULL", runId) > 0
                 && System.nanoTime() < deadline) {

@@ -3,7 +3,7 @@ package dev.ductor.worker;
 import dev.ductor.error.ConflictException;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.run.Attempts;
-import dev.ductor.run.RetryingTick;
+import dev.ductor.run.TickRetries;
 import dev.ductor.support.Fixtures;
 import dev.ductor.support.ManualCoordination;
 import io.quarkus.test.junit.QuarkusTest;
@@ -35,7 +35,7 @@ class LeaseExpiryRetryTest {
 
     @Inject Fixtures fixtures;
     @Inject TaskResults results;
-    @Inject RetryingTick retryingTick;
+    @Inject TickRetries retries;
     @Inject LeaseReaper reaper;
     @Inject Clock clock;
 
@@ -49,7 +49,7 @@ class LeaseExpiryRetryTest {
 
         // Nobody heartbeats: the lease runs out and the reaper takes the row.
         assertTrue(reaper.runOnce(clock.instant().plus(Duration.ofMinutes(1))) >= 1);
-        retryingTick.tick(runId, List.of(), List.of(), new Attempts());
+        retries.tick(runId, List.of(), List.of(), new Attempts());
 
         assertEquals("RUNNING", fixtures.nodeState(runId, "a"), "the lost lease did not spend the node's one attempt");
         List<QueueItem> again = fixtures.claimTasks(runId, Set.of(handler));
@@ -59,7 +59,7 @@ class LeaseExpiryRetryTest {
                 "the dead worker's late report is refused");
 
         results.complete(again.get(0).id(), again.get(0).leaseToken(), fixtures.json("{\"ok\": true}"));
-        retryingTick.tick(runId, List.of(), List.of(), new Attempts());
+        retries.tick(runId, List.of(), List.of(), new Attempts());
 
         assertEquals("SUCCEEDED", fixtures.status(runId));
     }

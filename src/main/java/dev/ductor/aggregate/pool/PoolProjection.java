@@ -1,5 +1,6 @@
 package dev.ductor.aggregate.pool;
 
+import dev.ductor.aggregate.ProjectionRows;
 import dev.ductor.aggregate.core.PoolState;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -55,13 +56,9 @@ public class PoolProjection {
     }
 
     /** The version the row reflects, 0 when there is no row. */
-    @SuppressWarnings("unchecked")
     public long version(String tenant, String name) {
-        List<Number> rows = em.createNativeQuery("SELECT db_record_version FROM eec_pool WHERE tenant = ?1 AND name = ?2")
-                .setParameter(1, tenant)
-                .setParameter(2, name)
-                .getResultList();
-        return rows.isEmpty() ? 0 : rows.get(0).longValue();
+        return ProjectionRows.version(em.createNativeQuery(
+                "SELECT db_record_version FROM eec_pool WHERE tenant = ?1 AND name = ?2"), tenant, name);
     }
 
     /** Binds ?1 to ?6, the row as insert and update both write it. */

@@ -12,7 +12,6 @@ import dev.ductor.aggregate.core.PoolState;
 import dev.ductor.error.ConflictException;
 import dev.ductor.error.DuctorException;
 import dev.ductor.error.NotFoundException;
-import dev.ductor.error.PreconditionRequiredException;
 import dev.ductor.error.VersionConflictException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -58,12 +57,8 @@ public class PoolService {
             throw conflict(name, ifMatch.getAsLong(), null, sent);
         }
         if (current.defined()) {
-            if (ifMatch.isEmpty()) {
-                throw new PreconditionRequiredException("pool '" + name + "'");
-            }
-            if (ifMatch.getAsLong() != current.version()) {
-                throw conflict(name, ifMatch.getAsLong(), PoolView.of(name, current), sent);
-            }
+            VersionConflictException.requireVersion("Pool '" + name + "'", ifMatch, current.version(),
+                    () -> PoolView.of(name, current), sent);
         }
         List<NewEvent> events = PoolCommands.decide(current, capacity, paused == null ? current.paused() : paused);
         if (events.isEmpty()) {
@@ -95,12 +90,8 @@ public class PoolService {
         if (!current.defined()) {
             throw new NotFoundException("Pool", name);
         }
-        if (ifMatch.isEmpty()) {
-            throw new PreconditionRequiredException("pool '" + name + "'");
-        }
-        if (ifMatch.getAsLong() != current.version()) {
-            throw conflict(name, ifMatch.getAsLong(), PoolView.of(name, current), sent);
-        }
+        VersionConflictException.requireVersion("Pool '" + name + "'", ifMatch, current.version(),
+                () -> PoolView.of(name, current), sent);
         long version = store.append(key, current.version(), List.of(PoolEvents.deleted()), recordedBy);
         if (!projection.delete(tenant, name, current.version())) {
             throw new AggregateConflictException(key, current.version(), projection.version(tenant, name));

@@ -10,7 +10,6 @@ import dev.ductor.aggregate.core.RuleValidator;
 import dev.ductor.aggregate.core.RuleViolationException;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.error.NotFoundException;
-import dev.ductor.error.PreconditionRequiredException;
 import dev.ductor.error.VersionConflictException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -62,20 +61,12 @@ public class RuleService {
         AggregateKey key = key(tenant, name);
         RuleState state = RuleState.fold(name, store.load(key));
         if (!state.exists()) {
-            if (ifMatch.isPresent()) {
-                throw new VersionConflictException("Rule '" + name + "'", ifMatch.getAsLong(), null, null, body);
-            }
+            VersionConflictException.requireNoVersion("Rule '" + name + "'", ifMatch, body);
             long version = store.append(key, state.version(), List.of(RuleState.defined(rule)), recordedBy); // > 0 after a delete
             insertProjection(tenant, name, rule, version);
             return new PutResult(true, RuleView.of(load(key, name)));
         }
-        if (ifMatch.isEmpty()) {
-            throw new PreconditionRequiredException("rule '" + name + "'");
-        }
-        if (ifMatch.getAsLong() != state.version()) {
-            throw new VersionConflictException("Rule '" + name + "'", ifMatch.getAsLong(), state.version(),
-                    RuleView.of(state), body);
-        }
+        VersionConflictException.requireVersion("Rule '" + name + "'", ifMatch, state.version(), () -> RuleView.of(state), body);
         long version = store.append(key, state.version(), List.of(RuleState.defined(rule)), recordedBy);
         moveProjection(key, rule, state.version(), version);
         return new PutResult(false, RuleView.of(load(key, name)));
@@ -93,12 +84,7 @@ public class RuleService {
         if (!state.exists()) {
             throw new NotFoundException("Rule", name);
         }
-        if (ifMatch.isEmpty()) {
-            throw new PreconditionRequiredException("rule '" + name + "'");
-        }
-        if (ifMatch.getAsLong() != state.version()) {
-            throw new VersionConflictException("Rule '" + name + "'", ifMatch.getAsLong(), state.version(), RuleView.of(state), sent);
-        }
+        VersionConflictException.requireVersion("Rule '" + name + "'", ifMatch, state.version(), () -> RuleView.of(state), sent);
         long version = store.append(key, state.version(), List.of(RuleState.deleted()), recordedBy);
         int deleted = em.createNativeQuery("DELETE FROM eec_rule WHERE tenant = ?1 AND name = ?2 AND db_record_version = ?3")
                 .setParameter(1, tenant)

@@ -1,11 +1,13 @@
 package dev.ductor.aggregate.schedule;
 
+import dev.ductor.aggregate.ProjectionRows;
 import dev.ductor.aggregate.core.Schedule;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.config.SqlTimestamps;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.Query;
 
 import java.time.Instant;
 import java.util.List;
@@ -42,20 +44,11 @@ public class ScheduleProjection {
     /** The first row of a new schedule; false when a row is already there. */
     public boolean insert(String tenant, String name, Schedule schedule, long version, Instant now, Instant firedThrough,
                           Instant nextFireAt) {
-        return em.createNativeQuery("""
+        return withRow(em.createNativeQuery("""
                         INSERT INTO eec_schedule (tenant, name, workflow_name, definition, paused, db_record_version, updated_at,
                                                   fired_through, next_fire_at)
                         VALUES (?1, ?2, ?3, CAST(?4 AS jsonb), ?5, ?6, ?7, ?8, CAST(?9 AS timestamptz))
-                        ON CONFLICT (tenant, name) DO NOTHING""")
-                .setParameter(1, tenant)
-                .setParameter(2, name)
-                .setParameter(3, schedule.workflow())
-                .setParameter(4, json.write(schedule.toJson()))
-                .setParameter(5, schedule.paused())
-                .setParameter(6, version)
-                .setParameter(7, now)
-                .setParameter(8, firedThrough)
-                .setParameter(9, nextFireAt)
+                        ON CONFLICT (tenant, name) DO NOTHING"""), tenant, name, schedule, version, now, firedThrough, nextFireAt)
                 .executeUpdate() == 1;
     }
 
@@ -83,32 +76,20 @@ public class ScheduleProjection {
     /** Moves the row from {@code expectedVersion} to the new definition and firing cursor; false when it is not at that version. */
     public boolean update(String tenant, String name, long expectedVersion, Schedule schedule, long version, Instant now,
                           Instant firedThrough, Instant nextFireAt) {
-        return em.createNativeQuery("""
+        return withRow(em.createNativeQuery("""
                         UPDATE eec_schedule SET workflow_name = ?3, definition = CAST(?4 AS jsonb), paused = ?5,
                                                 db_record_version = ?6, updated_at = ?7, fired_through = ?8,
                                                 next_fire_at = CAST(?9 AS timestamptz)
-                         WHERE tenant = ?1 AND name = ?2 AND db_record_version = ?10""")
-                .setParameter(1, tenant)
-                .setParameter(2, name)
-                .setParameter(3, schedule.workflow())
-                .setParameter(4, json.write(schedule.toJson()))
-                .setParameter(5, schedule.paused())
-                .setParameter(6, version)
-                .setParameter(7, now)
-                .setParameter(8, firedThrough)
-                .setParameter(9, nextFireAt)
+                         WHERE tenant = ?1 AND name = ?2 AND db_record_version = ?10"""), tenant, name, schedule, version, now,
+                        firedThrough, nextFireAt)
                 .setParameter(10, expectedVersion)
                 .executeUpdate() == 1;
     }
 
     /** The version the row reflects, 0 when there is no row. */
-    @SuppressWarnings("unchecked")
     public long version(String tenant, String name) {
-        List<Number> rows = em.createNativeQuery("SELECT db_record_version FROM eec_schedule WHERE tenant = ?1 AND name = ?2")
-                .setParameter(1, tenant)
-                .setParameter(2, name)
-                .getResultList();
-        return rows.isEmpty() ? 0 : rows.get(0).longValue();
+        return ProjectionRows.version(em.createNativeQuery(
+                "SELECT db_record_version FROM eec_schedule WHERE tenant = ?1 AND name = ?2"), tenant, name);
     }
 
     /** Up to {@code limit} unpaused schedules, of every tenant, whose next fire time has come, the most overdue first. */
@@ -161,6 +142,19 @@ public class ScheduleProjection {
         }
     }
 
+    /** Binds ?1 to ?9, the row as insert and update both write it. */
+    private Query withRow(Query query, String tenant, String name, Schedule schedule, long version, Instant now,
+                          Instant firedThrough, Instant nextFireAt) {
+        return query.setParameter(1, tenant)
+                .setParameter(2, name)
+                .setParameter(3, schedule.workflow())
+                .setParameter(4, json.write(schedule.toJson()))
+                .setParameter(5, schedule.paused())
+                .setParameter(6, version)
+                .setParameter(7, now)
+                .setParameter(8, firedThrough)
+                .setParameter(9, nextFireAt);
+    }
 
     private static Instant instantOrNull(Object timestamp) {
         return timestamp == null ? null : SqlTimestamps.toInstant(timestamp);

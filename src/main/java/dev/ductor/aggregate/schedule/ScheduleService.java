@@ -11,7 +11,6 @@ import dev.ductor.aggregate.core.ScheduleValidator;
 import dev.ductor.aggregate.core.ScheduleViolation;
 import dev.ductor.aggregate.core.ScheduleViolationException;
 import dev.ductor.error.NotFoundException;
-import dev.ductor.error.PreconditionRequiredException;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.workflow.WorkflowService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -73,9 +72,7 @@ public class ScheduleService {
         ScheduleState state = ScheduleState.fold(name, store.load(key));
         CronSchedule cron = schedule.cronSchedule();
         if (!state.exists()) {
-            if (ifMatch.isPresent()) {
-                throw new VersionConflictException("Schedule '" + name + "'", ifMatch.getAsLong(), null, null, body);
-            }
+            VersionConflictException.requireNoVersion("Schedule '" + name + "'", ifMatch, body);
             long version = store.append(key, 0, List.of(ScheduleState.defined(schedule)), recordedBy);
             if (!projection.insert(tenant, name, schedule, version, now, now, next(cron, schedule, now))) {
                 // The append at version 1 already decided who creates; a row here means the projection is ahead of its stream.
@@ -83,13 +80,8 @@ public class ScheduleService {
             }
             return new PutResult(true, get(tenant, name));
         }
-        if (ifMatch.isEmpty()) {
-            throw new PreconditionRequiredException("schedule '" + name + "'");
-        }
-        if (ifMatch.getAsLong() != state.version()) {
-            throw new VersionConflictException("Schedule '" + name + "'", ifMatch.getAsLong(), state.version(),
-                    view(tenant, state), body);
-        }
+        VersionConflictException.requireVersion("Schedule '" + name + "'", ifMatch, state.version(), () -> view(tenant, state),
+                body);
         long version = store.append(key, state.version(), List.of(ScheduleState.defined(schedule)), recordedBy);
         // Locked, so a pass that read the old cursor cannot move it under this decision (its conditional update waits,
         // then finds the version moved, and leaves the schedule to the next pass).

@@ -262,15 +262,7 @@ public class BulkActions {
         if (!config.bulk().enabled()) {
             return;
         }
-        try {
-            runOnce();
-        } catch (RuntimeException e) {
-            String outage = DatabaseOutage.summary(e);
-            if (outage == null) {
-                throw e;
-            }
-            LOG.warnf("bulk actions paused, the database is unreachable: %s", outage);
-        }
+        DatabaseOutage.skipIfUnreachable(LOG, "bulk actions paused", this::runOnce);
     }
 
     private record Job(UUID id, String tenant, String action, boolean toCurrent, String by) {

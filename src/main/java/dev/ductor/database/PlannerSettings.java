@@ -37,7 +37,7 @@ import org.hibernate.Session;
  * {@code = ANY(...)} loses nothing by it: an index scan takes the array's keys in turn.
  */
 @ApplicationScoped
-public class IndexLookups {
+public class PlannerSettings {
 
     @Inject EntityManager em;
 

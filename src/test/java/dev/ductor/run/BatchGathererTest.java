@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * set, does the next group wait that long for more; a linger never overfills a batch.
  */
 @Tag("unit")
-class CommitGroupsTest {
+class BatchGathererTest {
 
     @Test
     void withoutALingerTheBatchIsWhatHadArrived() throws Exception {
@@ -26,7 +26,7 @@ class CommitGroupsTest {
         List<Integer> batch = new ArrayList<>(List.of(1));
         queue.drainTo(batch, 9);
         long started = System.nanoTime();
-        CommitGroups.linger(queue, batch, 10, 0);
+        BatchGatherer.linger(queue, batch, 10, 0);
         assertEquals(List.of(1, 2, 3), batch);
         assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(1), "did not wait");
     }
@@ -48,7 +48,7 @@ class CommitGroupsTest {
         });
         producer.start();
         List<Integer> batch = new ArrayList<>(List.of(1));
-        CommitGroups.linger(queue, batch, 10, TimeUnit.MILLISECONDS.toNanos(1_000));
+        BatchGatherer.linger(queue, batch, 10, TimeUnit.MILLISECONDS.toNanos(1_000));
         producer.interrupt();
         assertEquals(List.of(1, 2, 3), batch, "the two that came within the second, not the one after it");
     }
@@ -58,7 +58,7 @@ class CommitGroupsTest {
         LinkedBlockingQueue<Integer> queue = new LinkedBlockingQueue<>(List.of(2, 3, 4, 5));
         List<Integer> batch = new ArrayList<>(List.of(1));
         long started = System.nanoTime();
-        CommitGroups.linger(queue, batch, 3, TimeUnit.SECONDS.toNanos(30));
+        BatchGatherer.linger(queue, batch, 3, TimeUnit.SECONDS.toNanos(30));
         assertEquals(List.of(1, 2, 3), batch);
         assertEquals(List.of(4, 5), new ArrayList<>(queue));
         assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(10), "a full batch does not wait out the linger");
@@ -84,7 +84,7 @@ class CommitGroupsTest {
     private static final long LINGER = TimeUnit.SECONDS.toNanos(5);
     private static final long FIRST_POLL = TimeUnit.MILLISECONDS.toNanos(100);
 
-    private static List<Integer> next(CommitGroups<Integer> groups) throws InterruptedException {
+    private static List<Integer> next(BatchGatherer<Integer> groups) throws InterruptedException {
         List<Integer> group = new ArrayList<>();
         assertTrue(groups.next(group));
         return group;
@@ -93,7 +93,7 @@ class CommitGroupsTest {
     @Test
     void aLoneItemOnAQuietQueueCommitsAtOnceEvenWithALinger() throws Exception {
         ScriptedQueue queue = new ScriptedQueue();
-        CommitGroups<Integer> groups = new CommitGroups<>(queue, 10, LINGER);
+        BatchGatherer<Integer> groups = new BatchGatherer<>(queue, 10, LINGER);
         queue.add(1);
         queue.arriving.add(2);
 
@@ -104,7 +104,7 @@ class CommitGroupsTest {
     @Test
     void onlyAfterASharedGroupDoesTheNextWaitTheLingerForMore() throws Exception {
         ScriptedQueue queue = new ScriptedQueue();
-        CommitGroups<Integer> groups = new CommitGroups<>(queue, 10, LINGER);
+        BatchGatherer<Integer> groups = new BatchGatherer<>(queue, 10, LINGER);
         queue.addAll(List.of(1, 2));
         assertEquals(List.of(1, 2), next(groups), "what had arrived, shared");
         assertEquals(1, queue.waits.size(), "no linger after nothing");
@@ -131,7 +131,7 @@ class CommitGroupsTest {
     @Test
     void withoutALingerASharedGroupIsNotFollowedByAWait() throws Exception {
         ScriptedQueue queue = new ScriptedQueue();
-        CommitGroups<Integer> groups = new CommitGroups<>(queue, 10, 0);
+        BatchGatherer<Integer> groups = new BatchGatherer<>(queue, 10, 0);
         queue.addAll(List.of(1, 2));
         assertEquals(List.of(1, 2), next(groups));
         queue.add(3);

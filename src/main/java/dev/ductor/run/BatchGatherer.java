@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>One instance per committer thread: it remembers whether that thread's last group was shared.
  */
-public final class CommitGroups<T> {
+public final class BatchGatherer<T> {
 
     /** How long a committer waits for a first item before it looks whether it should stop. */
     private static final long POLL_MILLIS = 100;
@@ -24,7 +24,7 @@ public final class CommitGroups<T> {
     private final long lingerNanos;
     private boolean lastShared; // a lone item on a quiet pod commits at once
 
-    public CommitGroups(BlockingQueue<T> queue, int max, long lingerNanos) {
+    public BatchGatherer(BlockingQueue<T> queue, int max, long lingerNanos) {
         this.queue = queue;
         this.max = max;
         this.lingerNanos = lingerNanos;
