@@ -73,6 +73,9 @@ environment (all optional):
                        image's MaxRAMPercentage=75 gives a 576 MB maximum and the JVM's default 1/64 a 12 MB initial
                        heap; below 1792 MB of memory the JVM's own ergonomics choose SerialGC. A bare -Xmx576m on this
                        24 GiB host started the heap at 384 MB, which no pod does, and that was most of its RSS)
+  BENCH_SLOW_PATHS=1   the Ductor pods take the plain paths (-Dductor.commit.strategy=inline
+                       -Dductor.dispatch.local=queue): the cost of simplicity, against the same reference; the
+                       figures say slow_paths=1
   BENCH_REF_JVM_OPTS   JVM options for the reference service (default: the same as the pods')
   BENCH_DRIVER_JVM_OPTS  JVM options of the load driver (default "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC": with
                        C2, compiling the JDK HTTP client's deep call stack keeps a compiler thread busy for ~3 CPU
@@ -138,6 +141,10 @@ read -r -a jvm_opts <<<"${BENCH_JVM_OPTS--XX:MaxRAM=768m -XX:MaxRAMPercentage=75
 read -r -a ref_jvm_opts <<<"${BENCH_REF_JVM_OPTS-${jvm_opts[*]}}"
 read -r -a driver_jvm_opts <<<"${BENCH_DRIVER_JVM_OPTS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
 read -r -a worker_jvm_opts <<<"${BENCH_WORKER_JVM_OPTS-${jvm_opts[*]}}"
+# The pods' plain paths (results through the inbox and a coordinator tick, every step through the queue and a claim):
+# measured against the same reference, the figure says what the fast paths are worth.
+slow_paths=${BENCH_SLOW_PATHS:-0}
+[ "$slow_paths" = 1 ] && jvm_opts+=(-Dductor.commit.strategy=inline -Dductor.dispatch.local=queue)
 worker_concurrency=${BENCH_WORKER_CONCURRENCY:-8}
 [[ $worker_concurrency =~ ^[1-9][0-9]*$ ]] || { echo "BENCH_WORKER_CONCURRENCY must be a whole number > 0" >&2; exit 2; }
 case $only in '' | ductor | ref | sdk) ;; *) echo "BENCH_ONLY must be ductor, ref or sdk" >&2; exit 2 ;; esac
@@ -169,7 +176,7 @@ extra_keys=(ref_p50_ms ref_p99_ms ref_start_per_s ref_rss_mb pods runs warmup
     ref_completed ref_failed ref_measured_s ref_cpu_s ref_pg_cpu_s ref_jit_cpu_s ref_cpu_ms_per_run ref_driver_cpu_s
     ref_host_busy_cpu_s ref_host_steal_cpu_s
     ductor_completed ductor_failed ductor_measured_s ductor_jvm_cpu_s ductor_pg_cpu_s ductor_jit_cpu_s ductor_cpu_ms_per_run
-    ductor_driver_cpu_s ductor_host_busy_cpu_s ductor_host_steal_cpu_s ductor_max_ms ref_max_ms ductor_commit)
+    ductor_driver_cpu_s ductor_host_busy_cpu_s ductor_host_steal_cpu_s ductor_max_ms ref_max_ms ductor_commit slow_paths)
 sides=()
 if [ -n "$only" ]; then
     sides=("$only")
@@ -402,6 +409,7 @@ trap 'exit 143' TERM
 # ---- the Ductor jar and the JDBC driver beside it ----------------------------------------------------------------
 
 locate_jar "$out_dir/chain3-build.log" || exit 1
+fig[slow_paths]=$slow_paths
 # the commit the jar's repository is at (-dirty: uncommitted changes there, which the jar may or may not contain)
 fig[ductor_commit]=$(git -C "$(dirname "$jar")" describe --always --dirty --abbrev=7 2>/dev/null || echo NA)
 

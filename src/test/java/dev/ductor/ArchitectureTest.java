@@ -7,6 +7,7 @@ import com.tngtech.archunit.core.domain.JavaFieldAccess;
 import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.ductor.config.DuctorConfig;
 import dev.ductor.run.RunRows;
 import dev.ductor.run.WorkflowRunEntity;
 import jakarta.persistence.Entity;
@@ -98,6 +99,27 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage("jakarta..", "io.quarkus..", "org.hibernate..")
                 .because("the tick, the aggregates' folds and the workflow language's expressions are pure functions, tested"
                         + " without Quarkus or a database")
+                .check(MAIN);
+    }
+
+    /**
+     * The fast paths sit behind two seams (worker/Seams): the settings that choose a strategy are read there alone, so
+     * no domain class branches on them, and the group commit's committers are reached only through the grouped strategy.
+     * The strategies themselves are package-private to worker/, so nothing outside it can name them.
+     */
+    @Test
+    void theFastPathsAreChosenOnceAndReachedThroughTheirSeams() {
+        noClasses().that().doNotHaveFullyQualifiedName("dev.ductor.worker.Seams")
+                .should().callMethod(DuctorConfig.class, "commit").orShould().callMethod(DuctorConfig.class, "dispatch")
+                .because("ductor.commit.strategy and ductor.dispatch.local choose a strategy once; callers use the seam")
+                .check(MAIN);
+        noClasses().that().doNotHaveFullyQualifiedName("dev.ductor.worker.GroupedCommits")
+                .and().doNotHaveFullyQualifiedName("dev.ductor.worker.Seams")
+                .and().doNotHaveFullyQualifiedName("dev.ductor.worker.StepReporter")
+                .should().dependOnClassesThat().haveFullyQualifiedName("dev.ductor.worker.StepReporter")
+                .orShould().callMethod("dev.ductor.worker.ExternalResults", "submit", "dev.ductor.run.StepReport",
+                        "java.lang.String", "java.util.Set")
+                .because("results reach the group commit only through worker/CommitStrategy")
                 .check(MAIN);
     }
 

@@ -46,6 +46,44 @@ public interface DuctorConfig {
 
     Retention retention();
 
+    Commit commit();
+
+    Dispatch dispatch();
+
+    /**
+     * How finished steps' results are applied to their runs: the commit seam ({@code worker/CommitStrategy}), chosen
+     * once at start-up. The default is the fast way; {@code inline} is the plain one, kept as the reference for
+     * correctness (the core tests run under both, {@code -Pslow-paths}).
+     */
+    interface Commit {
+        /**
+         * {@code grouped}: the results that arrive together, of in-process steps and of external workers' reports alike,
+         * are applied in one group commit, each run ticked on its result there; {@code inline}: each result the plain
+         * way, one run at a time: into its run's inbox with a wakeup, applied by a coordinator tick.
+         */
+        @WithDefault("grouped")
+        Strategy strategy();
+
+        enum Strategy { GROUPED, INLINE }
+    }
+
+    /**
+     * Where the steps a commit dispatches go: the local dispatch seam ({@code run/LocalDispatch}), chosen once at
+     * start-up. The default is the fast way; {@code queue} is the plain one, kept as the reference for correctness.
+     */
+    interface Dispatch {
+        /**
+         * {@code eager}: a commit that dispatches steps leases, in that commit, those this pod's in-process worker can run
+         * now to its free slots, and those an external worker's report asked for ({@code next}) to that worker;
+         * {@code queue}: every step is queued and taken by a claim ({@code SKIP LOCKED}), and a report's {@code next} is
+         * answered with no task.
+         */
+        @WithDefault("eager")
+        Local local();
+
+        enum Local { EAGER, QUEUE }
+    }
+
     /**
      * Retention (run/retention): finished runs, with every row they own, are deleted once their period has passed since
      * they finished. A workflow's own {@code "retention"} wins over the default for the runs of that revision.
@@ -377,14 +415,6 @@ public interface DuctorConfig {
         /** Longest long-poll an external worker's claim may ask for. */
         @WithDefault("30s")
         Duration maxClaimWait();
-
-        /**
-         * Apply external workers' results ({@code /tasks/{id}/complete}, {@code /fail}) in group commits, as in-process
-         * results are, and lease the run's next step to the reporting worker when it asks for it; false: each result
-         * goes through the run's inbox and a coordinator tick (the plain way, kept beside it).
-         */
-        @WithDefault("true")
-        boolean externalGroupCommit();
     }
 
     interface Watchdog {

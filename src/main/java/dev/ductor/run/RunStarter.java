@@ -51,19 +51,19 @@ public class RunStarter {
     private final Clock clock;
     private final RunHistory history;
     private final RunOutbox outbox;
-    private final LocalSteps localSteps;
+    private final LocalDispatch localDispatch;
     private final RunRows rows;
     private final ChildRuns children;
     private final DuctorConfig config;
 
     @Inject
     public RunStarter(EntityManager em, WorkflowService workflows, NodeStatesCodec codec, RunQueries queries,
-                      JsonCodec json, Clock clock, RunHistory history, RunOutbox outbox, LocalSteps localSteps,
+                      JsonCodec json, Clock clock, RunHistory history, RunOutbox outbox, LocalDispatch localDispatch,
                       RunRows rows, ChildRuns children, DuctorConfig config) {
         this.rows = rows;
         this.children = children;
         this.config = config;
-        this.localSteps = localSteps;
+        this.localDispatch = localDispatch;
         this.history = history;
         this.outbox = outbox;
         this.em = em;
@@ -150,7 +150,7 @@ public class RunStarter {
             results[indexes.get(f)] = new Result(new Started(true, start.answer()), null);
         }
         this.history.append(history, now);
-        outbox.dispatch(items, localSteps, now); // eager: the first steps this pod can run, leased to it
+        outbox.dispatch(items, localDispatch.thisPod(), now); // eager: the first steps this pod can run, leased to it
         for (Prepared start : withChildren) { // a run whose first node is a child workflow: the child starts with it
             children.start(start.row().runId(), start.row().tenant(), start.row().tier(), start.children(), now);
         }
@@ -223,12 +223,13 @@ public class RunStarter {
             items.addAll(start.items());
             writes.add(new RunRows.NewStart(start.row(), start.at(), start.transitions()));
         }
-        RunOutbox.Dispatch dispatch = outbox.split(items, localSteps, now);
+        LocalSteps local = localDispatch.thisPod();
+        RunOutbox.Dispatch dispatch = outbox.split(items, local, now);
         RunRows.StartsWritten written;
         try {
             written = rows.start(writes, dispatch.queued(), dispatch.leased(), now);
         } catch (RuntimeException failed) {
-            outbox.handOverUnwritten(dispatch, localSteps); // a statement cut short may have been applied
+            outbox.handOverUnwritten(dispatch, local); // a statement cut short may have been applied
             throw failed;
         }
         List<QueueItem> handed = new ArrayList<>();
@@ -238,7 +239,7 @@ public class RunStarter {
                 handed.add(leased.inserted(id));
             }
         }
-        outbox.handOver(dispatch, localSteps, handed);
+        outbox.handOver(dispatch, local, handed);
         outbox.wakeNow(dispatch.queued().stream().filter(item -> written.runs().contains(item.runId())).toList(), now);
         Result[] results = new Result[starts.size()];
         for (int i = 0; i < starts.size(); i++) {

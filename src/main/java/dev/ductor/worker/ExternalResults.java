@@ -2,16 +2,15 @@ package dev.ductor.worker;
 
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.database.DatabaseOutage;
-import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueItem;
 import dev.ductor.queue.TaskLeases;
 import dev.ductor.run.BatchGatherer;
 import dev.ductor.run.GroupCommit;
+import dev.ductor.run.LocalDispatch;
 import dev.ductor.run.LocalSteps;
 import dev.ductor.run.StepReport;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -36,9 +35,9 @@ import java.util.concurrent.TimeUnit;
  * race takes the inbox path inside that commit, as in-process results do.
  *
  * <p>A report that says its worker has a free slot ({@code next}) may be answered with that worker's next task: the
- * steps the commit dispatches, of the handlers it named, are leased to it in the same commit (eager dispatch, as the
- * in-process worker's and Temporal's eager activity dispatch): a chain's next step goes to the worker that finished the
- * one before, without a claim. Each group commit is one worker's (its lease owner), so what it leases goes to that
+ * steps the commit dispatches, of the handlers it named, are leased to it in the same commit when the
+ * {@link LocalDispatch} is eager (as the in-process worker's and Temporal's eager activity dispatch): a chain's next
+ * step goes to the worker that finished the one before, without a claim. Each group commit is one worker's (its lease owner), so what it leases goes to that
  * worker alone.
  *
  * <p>The HTTP request waits for its commit. The caller falls back to the plain path (the inbox, {@link TaskResults})
@@ -54,6 +53,7 @@ public class ExternalResults {
     @Inject TaskLeases leases;
     @Inject DuctorConfig config;
     @Inject Clock clock;
+    @Inject LocalDispatch dispatch;
 
     /** What became of one report: fenced off (the caller decides 200 or 409), or applied with the next tasks leased. */
     public record Applied(boolean fenced, List<QueueItem> next) {
@@ -66,10 +66,8 @@ public class ExternalResults {
     private volatile boolean running;
     private Thread committer;
 
-    void start(@Observes @jakarta.annotation.Priority(dev.ductor.config.StartupOrder.BEFORE_LOOPS) StartupEvent event) {
-        if (!config.worker().externalGroupCommit()) {
-            return;
-        }
+    /** Starts the committer ({@link GroupedCommits}, at start-up). */
+    void start() {
         running = true;
         committer = new Thread(this::commitLoop, "ductor-external-commit");
         committer.setDaemon(true);
@@ -152,25 +150,9 @@ public class ExternalResults {
     /** Slots the group's worker offered: one per report that asked, for the handlers they named. */
     private LocalSteps eager(List<Pending> group) {
         int slots = (int) group.stream().filter(p -> !p.nextHandlers().isEmpty()).count();
-        if (slots == 0) {
-            return LocalSteps.NONE;
-        }
         Set<String> handlers = new HashSet<>();
         group.forEach(p -> handlers.addAll(p.nextHandlers()));
-        String owner = group.get(0).owner();
-        LocalSteps.Reservation reservation = new LocalSteps.Reservation(slots, handlers::contains, owner,
-                config.worker().lease());
-        return new LocalSteps() {
-            @Override
-            public Reservation reserveFor(List<NewQueueItem> items, Instant now) {
-                return reservation;
-            }
-
-            @Override
-            public void handOver(Reservation reserved, List<QueueItem> leased) {
-                // handed to the requests by answer(), from the commit's outcome
-            }
-        };
+        return dispatch.reportingWorker(group.get(0).owner(), slots, handlers);
     }
 
     /** Completes each request: fenced or applied, and the tasks leased to its worker, its own run's first. */

@@ -83,7 +83,7 @@ public class ExternalTasks {
     TaskLeases leases;
 
     @Inject
-    ExternalResults grouped;
+    CommitStrategy commits;
 
     /** Set once this pod begins to stop: no claim is served any more. */
     private volatile boolean stopping;
@@ -231,9 +231,9 @@ public class ExternalTasks {
 
     /**
      * Records a completion; returns the tasks leased to the worker with it, when {@code next} named the handlers it has
-     * a free slot for (its run's next step first): eager dispatch. Through the group commit ({@link ExternalResults})
-     * when it runs, else (and for a report fenced off there, to tell an identical repeat from a lost lease) through the
-     * run's inbox.
+     * a free slot for (its run's next step first), when the local dispatch is eager. Through the {@link CommitStrategy}
+     * when it takes the result (the group commit), else (and for a report fenced off there, to tell an identical repeat
+     * from a lost lease) through the run's inbox.
      */
     public List<ClaimedTask> complete(String tenant, String taskId, long id, UUID lease, JsonNode output, List<String> next) {
         return report(tenant, taskId, id, lease, next, task -> StepReport.completed(id, lease, task.runId(), task.node(),
@@ -262,7 +262,7 @@ public class ExternalTasks {
         // A stopping pod leases nothing more, not even eagerly.
         Set<String> wanted = stopping || next == null ? Set.of() : Set.copyOf(next);
         CompletableFuture<ExternalResults.Applied> answer = held == null ? null
-                : grouped.submit(report.apply(held.task()), held.owner(), wanted);
+                : commits.submit(report.apply(held.task()), held.owner(), wanted);
         ExternalResults.Applied applied = await(answer,
                 System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ExternalResults.waitMillis()));
         if (applied != null && !applied.fenced()) {
@@ -304,7 +304,7 @@ public class ExternalTasks {
             TaskLeases.Held held = holding.get(result.id());
             Set<String> slot = offered < nextMax ? wanted : Set.of();
             CompletableFuture<ExternalResults.Applied> answer = held == null ? null
-                    : grouped.submit(stepReport(result, held.task()), held.owner(), slot);
+                    : commits.submit(stepReport(result, held.task()), held.owner(), slot);
             if (answer != null && !slot.isEmpty()) {
                 offered++;
             }

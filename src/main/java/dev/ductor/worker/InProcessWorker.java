@@ -39,8 +39,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Runs task nodes whose handler ships in this process. One claimer takes as many tasks as there are unclaimed slots,
  * in one claim (so a burst of work costs one claim, and one queued task wakes one claimer, not every thread);
  * each task runs on a slot of its own ({@link StepSlots}), outside any transaction (a step may take minutes),
- * heartbeating its lease meanwhile; its result goes to the {@link StepReporter}, which applies results to their runs
- * in group commits. A task leased here that finds no free slot waits in line for one, at most a third of its lease,
+ * heartbeating its lease meanwhile; its result goes to the {@link CommitStrategy}, which applies it to its run (in a
+ * group commit, by default). A task leased here that finds no free slot waits in line for one, at most a third of its lease,
  * and is then handed back to the queue for any pod.
  */
 @ApplicationScoped
@@ -56,7 +56,7 @@ public class InProcessWorker implements LocalSteps {
     @Inject TaskLeases leases;
     @Inject StepHandlers handlers;
     @Inject TaskResults results;
-    @Inject StepReporter reporter;
+    @Inject CommitStrategy commits;
     @Inject QueueSignal signal;
     @Inject DuctorConfig config;
     @Inject PodIdentity pod;
@@ -81,7 +81,6 @@ public class InProcessWorker implements LocalSteps {
         slots = new StepSlots(threads, this::startOnSlot);
         heartbeats = Executors.newSingleThreadScheduledExecutor(named("ductor-heartbeat", new AtomicInteger()));
         steps = Executors.newFixedThreadPool(threads, named("ductor-worker-", new AtomicInteger()));
-        reporter.start(this);
         running = true;
         claimer = named("ductor-worker-claim", new AtomicInteger()).newThread(this::claimLoop);
         claimer.start();
@@ -104,7 +103,7 @@ public class InProcessWorker implements LocalSteps {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        reporter.stop(Duration.ofSeconds(10));
+        commits.drain(Duration.ofSeconds(10));
         heartbeats.shutdownNow();
         inFlight.values().forEach(task -> {
             try {
@@ -322,7 +321,7 @@ public class InProcessWorker implements LocalSteps {
         if (heartbeat.isDone() && !heartbeat.isCancelled()) {
             return; // the lease was lost while the step ran
         }
-        reporter.report(report);
+        commits.report(report);
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.ductor.config.DuctorConfig;
 import dev.ductor.error.ConflictException;
 import dev.ductor.run.BatchGatherer;
 import dev.ductor.run.GroupCommit;
+import dev.ductor.run.LocalDispatch;
 import dev.ductor.run.StepReport;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -40,6 +41,7 @@ public class StepReporter {
     @Inject TaskResults results;
     @Inject DuctorConfig config;
     @Inject java.time.Clock clock;
+    @Inject LocalDispatch dispatch;
     /** How long a result the database could not take waits before it is committed again. */
     private static final Duration HOLD_PAUSE = Duration.ofMillis(500);
 
@@ -49,11 +51,9 @@ public class StepReporter {
     private ScheduledExecutorService retries;
     private final List<Thread> committers = new ArrayList<>();
     private volatile boolean running;
-    private InProcessWorker worker;
 
-    /** Starts the committers; {@code worker} runs the next steps each group commit leases to this pod. */
-    void start(InProcessWorker worker) {
-        this.worker = worker;
+    /** Starts the committers. */
+    void start() {
         running = true;
         retries = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "ductor-step-commit-retry");
@@ -109,14 +109,14 @@ public class StepReporter {
     }
 
     /**
-     * Commits the batch; the steps it dispatches that this pod can run at once are leased to it in the same commit
-     * (eager dispatch: a chain's next step runs here without a claim) and start once the commit is durable. A batch
+     * Commits the batch; the steps it dispatches that this pod can run at once may be leased to it in the same commit
+     * ({@link LocalDispatch}; eager: a chain's next step runs here without a claim) and start once the commit is durable. A batch
      * that fails because the database is away is held, whole, and committed again once it answers ({@link #hold}); one
      * that fails for another reason is reported result by result, so one bad result does not keep its neighbours out.
      */
     private void commit(List<StepReport> batch) {
         try {
-            groupCommit.apply(batch, worker);
+            groupCommit.apply(batch, dispatch.thisPod());
             batch.forEach(report -> heldUntil.remove(report.taskId()));
         } catch (RuntimeException groupFailed) {
             String outage = DatabaseOutage.summary(groupFailed);

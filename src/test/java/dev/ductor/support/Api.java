@@ -176,6 +176,20 @@ public final class Api {
         return status;
     }
 
+    /** As {@link #awaitStatus}, for one node's state ({@code nodes.<node>.state}). */
+    public String awaitNode(String runId, String node, String wanted) {
+        long deadline = System.nanoTime() + STATUS_WAIT.toNanos();
+        String state = null;
+        while (System.nanoTime() < deadline) {
+            state = run(runId).path("nodes." + node + ".state");
+            if (wanted.equals(state)) {
+                return state;
+            }
+            sleep(50);
+        }
+        return state;
+    }
+
     /** Creates a workflow of a new, unique name and returns the name. */
     public String define(String definition) {
         String name = unique("wf");
