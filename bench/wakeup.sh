@@ -193,7 +193,7 @@ locate_jar || exit 1 # bench/lib.sh: the jar (built when missing) and its Postgr
 fig[ductor_commit]=$(git -C "$(dirname "$jar")" describe --always --dirty --abbrev=7 2>/dev/null || echo NA)
 app=$out_dir/wakeup-app
 rm -rf "$app"
-cp -r "$(dirname "$jar")" "$app"
+cp -a "$(dirname "$jar")" "$app" # -a: the mtimes an AOT cache (WAKEUP_AOT) checks
 jar=$app/quarkus-run.jar
 jdbc_jar=$(ls "$app"/lib/main/org.postgresql.postgresql-*.jar | sort -V | tail -n 1)
 
