@@ -46,12 +46,13 @@ scenarios:
           chain runs, and that cache with C1 only (bench/startup.sh; JAVA17, JAVA25, STARTUP_RUNS, STARTUP_PORT,
           STARTUP_MODE override); last line:
           jvm17_ready_ms=<a> jvm25_ready_ms=<b> aot_ready_ms=<c> aot_cpu_ms=<d>
-  wakeup  how fast a new pod reaches full speed (issue 33): a pod started as the image starts it (JDK 25, the image's
-          entrypoint flags, an AOT cache trained by src/main/aot/train-aot-cache.sh as a pod runs, a cgroup with
-          kubernetes/deployment.yaml's 1-CPU limit, -XX:MaxRAM=768m for its memory limit) on a migrated throw-away
-          PostgreSQL 15, chain3 driven at full load from its first ready 200 for 120 s; runs/s and the pod's CPU in 5 s
-          windows; the same for plain java -jar on JDK 17 and JDK 25 (bench/wakeup.sh; bash bench/wakeup.sh --help
-          lists its WAKEUP_* settings); last line, for the image's setup:
+  wakeup  how fast a new pod reaches full speed (issue 33): a pod started as the image and kubernetes/deployment.yaml
+          start it (JDK 25, the image's entrypoint flags, an AOT cache trained by src/main/aot/train-aot-cache.sh as a
+          pod runs, the deployment's JAVA_TOOL_OPTIONS, a cgroup with its 1-CPU limit, -XX:MaxRAM=768m for its memory
+          limit) on a migrated throw-away PostgreSQL 15, chain3 driven at full load from its first ready 200 for 120 s;
+          runs/s and the pod's CPU in 5 s windows; the same for the image's entrypoint alone (image_c2) and plain
+          java -jar on JDK 17 and JDK 25, about 12 minutes in all (bench/wakeup.sh; bash bench/wakeup.sh --help lists
+          its WAKEUP_* settings); last line, for the deployment's setup:
           ready_cpu_ms=<a> first15_vs_steady=<b> s_to_80pct=<c> steady_runs_per_s=<d>
   chain3 [--pods N]
           end-to-end runs/s of workflow chain3 (3 sequential noop tasks) through the packaged jar in prod mode

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# wakeup: how fast a new pod reaches its full speed (issue 33). A pod is started the way the image starts it (JDK 25,
-# the image's entrypoint flags and an AOT cache trained by src/main/aot/train-aot-cache.sh, in a CPU cgroup of
-# kubernetes/deployment.yaml's limit and the JVM's view of its memory limit) on a migrated database, and from its
+# wakeup: how fast a new pod reaches its full speed (issue 33). A pod is started the way the image and
+# kubernetes/deployment.yaml start it (JDK 25, the image's entrypoint flags, an AOT cache trained by
+# src/main/aot/train-aot-cache.sh, the deployment's JAVA_TOOL_OPTIONS, in a CPU cgroup of the deployment's limit, with
+# the JVM's view of its memory limit) on a migrated database, and from its
 # first ready 200 chain3 (3 sequential noop steps) is driven at full load for WAKEUP_DURATION_S (120) seconds by
-# bench/chain3/Driver.java's wake-up mode. The same for plain `java -jar` on JDK 17 and on JDK 25 without the cache.
+# bench/chain3/Driver.java's wake-up mode. The same for the image's entrypoint alone (C1 and C2), and for plain
+# `java -jar` on JDK 17 and on JDK 25 without the cache.
 # See docs/benchmarks.md, section `wakeup`. Called by bench/run.sh wakeup.
 #
 # One invocation: fresh PostgreSQL 15 (durability defaults) -> a setup pod migrates database wakeup_template and
@@ -25,11 +27,13 @@ usage() {
     cat <<'EOF2'
 usage: bench/run.sh wakeup      (or: bash bench/wakeup.sh)
 
-variants (WAKEUP_VARIANTS, default "image jdk17 jdk25", measured in that order in each round):
-  image   JDK 25, -XX:AOTCache=<cache trained here> and the image's entrypoint flags (quarkus.jib.jvm-additional-
-          arguments: -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError), plus WAKEUP_IMAGE_OPTS
-  jdk17   plain java -jar on JDK 17 with the same flags, no cache
-  jdk25   plain java -jar on JDK 25 with the same flags, no cache
+variants (WAKEUP_VARIANTS, default "image image_c2 jdk17 jdk25", measured in that order in each round):
+  image     a pod of kubernetes/deployment.yaml: JDK 25, -XX:AOTCache=<cache trained here>, the image's entrypoint
+            flags (quarkus.jib.jvm-additional-arguments: -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError) and
+            the deployment's JAVA_TOOL_OPTIONS (read from the manifest), plus WAKEUP_IMAGE_OPTS
+  image_c2  the same without the deployment's JAVA_TOOL_OPTIONS: the image's entrypoint alone, C1 and C2
+  jdk17     plain java -jar on JDK 17 with the pod's heap flags, no cache
+  jdk25     plain java -jar on JDK 25 with the pod's heap flags, no cache
 Every pod runs in a cgroup (v1 or v2 cpu controller) with kubernetes/deployment.yaml's CPU limit, which its JVM sees
 as its processor count, and with -XX:MaxRAM=768m, the JVM's view of the 768Mi memory limit (its heap: 75 % of it).
 Without a writable cgroup the limit is emulated with -XX:ActiveProcessorCount only (cpu_limit=jvm-flag).
@@ -38,13 +42,15 @@ figures per variant: ready_ms (launch to first ready 200), ready_cpu_ms (the JVM
 runs_per_s_windows (completed runs/s in WAKEUP_WINDOW_S windows from ready), cpu_pct_windows and
 jit_cpu_pct_windows (the pod's CPU and its JIT compiler threads', % of one core), first15_vs_steady (runs/s over the
 first 15 s after ready / mean runs/s over the last 30 s), s_to_80pct (the first second at which the trailing 5 s
-rate reaches 80 % of that mean), steady_runs_per_s; with WAKEUP_ROUNDS > 1 the medians and each round's value.
+rate reaches 80 % of that mean), steady_runs_per_s, first15_cpu_ms_per_run and steady_cpu_ms_per_run (the pod's
+CPU a completed run over the same spans: a busy host moves them less than the rates); with WAKEUP_ROUNDS > 1 the
+medians and each round's value. JAVA_TOOL_OPTIONS of the caller's environment is ignored.
 
 environment (all optional):
   WAKEUP_DURATION_S    load after ready, per pod (default 120)
   WAKEUP_WINDOW_S      window of the runs/s series (default 5)
-  WAKEUP_ROUNDS        rounds over the variants (default 1; each round about 7 minutes)
-  WAKEUP_VARIANTS      which variants, in order (default "image jdk17 jdk25")
+  WAKEUP_ROUNDS        rounds over the variants (default 1; each round about 10 minutes)
+  WAKEUP_VARIANTS      which variants, in order (default "image image_c2 jdk17 jdk25")
   WAKEUP_POD_CPUS      the pod's CPU limit in cores (default 1, kubernetes/deployment.yaml)
   WAKEUP_POD_OPTS      JVM options of every pod (default "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75
                        -XX:+ExitOnOutOfMemoryError")
@@ -69,7 +75,11 @@ esac
 duration=${WAKEUP_DURATION_S:-120}
 window=${WAKEUP_WINDOW_S:-5}
 rounds=${WAKEUP_ROUNDS:-1}
-read -r -a variants <<<"${WAKEUP_VARIANTS:-image jdk17 jdk25}"
+read -r -a variants <<<"${WAKEUP_VARIANTS:-image image_c2 jdk17 jdk25}"
+unset JAVA_TOOL_OPTIONS # only the image variant gets one: the deployment's
+# the value kubernetes/deployment.yaml gives JAVA_TOOL_OPTIONS (the line after its "- name: JAVA_TOOL_OPTIONS")
+manifest_tool_opts=$(awk '/- name: JAVA_TOOL_OPTIONS/ { getline; sub(/^[^:]*value: */, ""); gsub(/"/, ""); print; exit }' \
+    kubernetes/deployment.yaml)
 pod_cpus=${WAKEUP_POD_CPUS:-1}
 read -r -a pod_opts <<<"${WAKEUP_POD_OPTS:--XX:MaxRAM=768m -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError}"
 read -r -a image_opts <<<"${WAKEUP_IMAGE_OPTS:-}"
@@ -88,7 +98,7 @@ done
 [ "$duration" -ge 30 ] && [ $((duration % window)) = 0 ] \
     || { echo "WAKEUP_DURATION_S must be >= 30 and a multiple of WAKEUP_WINDOW_S" >&2; exit 2; }
 for v in "${variants[@]}"; do
-    case $v in image | jdk17 | jdk25) ;; *) echo "unknown variant $v (image, jdk17, jdk25)" >&2; exit 2 ;; esac
+    case $v in image | image_c2 | jdk17 | jdk25) ;; *) echo "unknown variant $v (image, image_c2, jdk17, jdk25)" >&2; exit 2 ;; esac
 done
 [ -x "$java25" ] || { echo "no JDK 25 found (set JAVA25)" >&2; exit 2; }
 
@@ -105,6 +115,7 @@ fig[rounds]=$rounds
 fig[pod_cpus]=$pod_cpus
 fig[pod_opts]="${pod_opts[*]}"
 fig[image_opts]="${image_opts[*]}"
+fig[image_java_tool_options]=$manifest_tool_opts
 fig[load_avg_start]=$(loadavg)
 
 report() {
@@ -237,7 +248,7 @@ fresh_db() {
 # ---- the AOT cache: trained as a pod runs (its flags and CPU limit) on a copy of the template --------------------
 
 aot=${WAKEUP_AOT:-}
-if [[ " ${variants[*]} " == *" image "* ]] && [ -z "$aot" ]; then
+if [[ " ${variants[*]} " == *" image"* ]] && [ -z "$aot" ]; then
     aot=$out_dir/wakeup.aot
     fresh_db wakeup_train
     free_port
@@ -261,9 +272,10 @@ final_rc=0
 
 # measure <variant> <round>
 measure() {
-    local v=$1 r=$2 real opts=("${pod_opts[@]}") db=wakeup_$1_r$2 t0 i rc=0 key value
+    local v=$1 r=$2 real opts=("${pod_opts[@]}") db=wakeup_$1_r$2 t0 i rc=0 key value tool_opts=""
     case $v in
-        image) real=$java25; opts+=(-XX:AOTCache="$aot" "${image_opts[@]}") ;;
+        image) real=$java25; opts+=(-XX:AOTCache="$aot" "${image_opts[@]}"); tool_opts=$manifest_tool_opts ;;
+        image_c2) real=$java25; opts+=(-XX:AOTCache="$aot" "${image_opts[@]}") ;;
         jdk25) real=$java25 ;;
         jdk17) real=$java17 ;;
     esac
@@ -287,7 +299,7 @@ measure() {
     done
     pod_java "$real"
     t0=$(date +%s%N)
-    java=$REPLY launch_pod "wakeup-$v" "$db_base/$db" "$port" false "$out_dir/wakeup-$v-r$r.log" "${opts[@]}"
+    java=$REPLY JAVA_TOOL_OPTIONS=$tool_opts launch_pod "wakeup-$v" "$db_base/$db" "$port" false "$out_dir/wakeup-$v-r$r.log" "${opts[@]}"
     pod_pid=$REPLY
     echo "$pod_pid $t0" >"$work/pod.tmp"
     mv "$work/pod.tmp" "$work/pod"
@@ -296,7 +308,7 @@ measure() {
     stop_pid "$pod_pid" "Ductor pod" 60
     pod_pid=""
     sql "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
-    [ "$v" != image ] || fig[image_aot_warnings]=$(grep -c '\[warning\]\[aot' "$out_dir/wakeup-$v-r$r.log" || true)
+    [[ $v != image* ]] || fig[${v}_aot_warnings]=$(grep -c '\[warning\]\[aot' "$out_dir/wakeup-$v-r$r.log" || true)
     [ -s "$work/$v.out" ] || { log "the driver wrote no figures; see $out_dir/wakeup-driver-$v-r$r.log"; exit 1; }
     while IFS='=' read -r key value; do
         [ -n "$key" ] || continue
