@@ -49,7 +49,7 @@ medians and each round's value. JAVA_TOOL_OPTIONS of the caller's environment is
 environment (all optional):
   WAKEUP_DURATION_S    load after ready, per pod (default 120)
   WAKEUP_WINDOW_S      window of the runs/s series (default 5)
-  WAKEUP_ROUNDS        rounds over the variants (default 1; each round about 10 minutes)
+  WAKEUP_ROUNDS        rounds over the variants (default 1; a round of the 4 variants about 10 minutes, 12 in all)
   WAKEUP_VARIANTS      which variants, in order (default "image image_c2 jdk17 jdk25")
   WAKEUP_POD_CPUS      the pod's CPU limit in cores (default 1, kubernetes/deployment.yaml)
   WAKEUP_POD_OPTS      JVM options of every pod (default "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75

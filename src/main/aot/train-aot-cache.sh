@@ -13,7 +13,7 @@
 #   src/main/aot/train-aot-cache.sh /usr/lib/jvm/temurin-25-jdk-amd64/bin/java target/quarkus-app target/ductor.aot
 # Then start the same app with the same JVM and classpath path: java -XX:AOTCache=<out.aot> -jar
 # <quarkus-app dir>/quarkus-run.jar (a cache from another JVM build or jar set is ignored with a warning). Give the
-# training the JVM options the app will run with (heap, GC): the cache records them.
+# training the JVM options the app will run with (heap, GC): some must match (JEP 483).
 #
 # Where it trains: by default the zero-setup embedded profile with a throw-away PostgreSQL and its own dev
 # tokens. To train the way a pod runs, export the pod's settings (QUARKUS_DATASOURCE_*, DUCTOR_EMBEDDED_ENABLED=
