@@ -152,7 +152,12 @@ on_exit() {
     [ -n "$child" ] && stop_pid "$child" "helper" 10
     stop_pid "$driver_pid" "driver" 10
     stop_pid "$pod_pid" "Ductor pod" 60
-    [ -z "$cgroup" ] || rmdir "$cgroup" 2>/dev/null
+    if [ -n "$cgroup" ]; then # empty once the JVMs in it are gone, which can take a moment after a kill
+        for ((i = 0; i < 50; i++)); do
+            rmdir "$cgroup" 2>/dev/null && break
+            sleep 0.2
+        done
+    fi
     stop_pg
     rm -rf "$work"
     report
