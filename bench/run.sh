@@ -42,9 +42,9 @@ scenarios:
           claim_ms_empty=<a> claim_ms_1m=<b> ratio=<b/a>
   startup time-to-ready (first 200 of /q/health/ready) and JVM user+sys CPU to ready of the packaged app as a
           pod wakes (migrated external PostgreSQL, migrations and embedded PostgreSQL off; STARTUP_MODE=embedded:
-          the zero-setup trial instead), median of 3, on JDK 17, JDK 25, JDK 25 with an AOT cache trained on 50
-          chain runs, and that cache with C1 only (bench/startup.sh; JAVA17, JAVA25, STARTUP_RUNS, STARTUP_PORT,
-          STARTUP_MODE override); last line:
+          the zero-setup trial instead), median of 3, on JDK 17, JDK 25, JDK 25 with an AOT cache trained by
+          src/main/aot/train-aot-cache.sh (50 chain runs, then 60 s of load), and that cache with C1 only
+          (bench/startup.sh; JAVA17, JAVA25, STARTUP_RUNS, STARTUP_PORT, STARTUP_MODE override); last line:
           jvm17_ready_ms=<a> jvm25_ready_ms=<b> aot_ready_ms=<c> aot_cpu_ms=<d>
   wakeup  how fast a new pod reaches full speed (issue 33): a pod started as the image and kubernetes/deployment.yaml
           start it (JDK 25, the image's entrypoint flags, an AOT cache trained by src/main/aot/train-aot-cache.sh as a
