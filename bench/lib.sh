@@ -1,4 +1,5 @@
-# Shell pieces the benchmark scripts share (bench/chain3.sh, bench/fanout.sh, bench/hostile.sh, bench/backlog-sdk.sh),
+# Shell pieces the benchmark scripts share (bench/chain3.sh, bench/fanout.sh, bench/hostile.sh, bench/backlog-sdk.sh,
+# bench/wakeup.sh),
 # sourced by them. They read and set the caller's globals: root, out_dir, stem (the name of the figures', logs' and
 # PostgreSQL log's files), ready_timeout, used_ports (an array), pg_bin, pg_os_user, as_pg (an array), pgdir, pg_pid,
 # pg_port, db_user, db_password, admin_url, child, java, jvm_opts (an array), jar, jdbc_jar, work, SDK_CLASSPATH.
@@ -213,4 +214,23 @@ launch_pod() {
         DUCTOR_WORKER_THREADS=8 DUCTOR_POD_NAME=$name \
         setsid "$java" "${jvm_opts[@]}" "$@" -jar "$jar" >"$pod_log" 2>&1 &
     REPLY=$!
+}
+
+# train_pod_aot_cache <java 25+> <quarkus-app dir> <out.aot> <jdbc url> <port> <train log> [JVM options...]: an AOT
+# cache trained by src/main/aot/train-aot-cache.sh the way a pod runs (prod profile, that migrated database with
+# $db_user/$db_password, embedded PostgreSQL and migrations off, tokens verified with $work/public.pem, issuer
+# ductor-bench); the admin and client tokens are $work/admin.jwt and $work/client.jwt (bench/chain3/MintTokens.java),
+# the worker's is minted here with $work/private.pem
+train_pod_aot_cache() {
+    local java25=$1 app=$2 aot=$3 url=$4 port=$5 train_log=$6
+    shift 6
+    mkdir -p "$work/train-tokens/dev-tokens"
+    cp "$work/admin.jwt" "$work/client.jwt" "$work/train-tokens/dev-tokens/"
+    mint_worker_token "$work/private.pem" "$work/train-tokens/dev-tokens/worker.jwt" bench 7200
+    QUARKUS_DATASOURCE_JDBC_URL=$url QUARKUS_DATASOURCE_USERNAME=$db_user QUARKUS_DATASOURCE_PASSWORD=$db_password \
+        QUARKUS_DATASOURCE_JDBC_MAX_SIZE=10 DUCTOR_EMBEDDED_ENABLED=false QUARKUS_FLYWAY_MIGRATE_AT_START=false \
+        QUARKUS_HTTP_HOST=127.0.0.1 MP_JWT_VERIFY_PUBLICKEY_LOCATION=$work/public.pem MP_JWT_VERIFY_ISSUER=ductor-bench \
+        DUCTOR_WORKER_THREADS=8 DUCTOR_POD_NAME=aot-training TRAIN_PROFILE=prod TRAIN_TOKENS=$work/train-tokens \
+        TRAIN_PORT=$port TRAIN_LOG=$train_log \
+        run_child bash "$root/src/main/aot/train-aot-cache.sh" "$java25" "$app" "$aot" "$@"
 }

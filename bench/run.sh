@@ -5,6 +5,7 @@
 #   bench/run.sh signals   signals/s one hot run absorbs with the coordinator running; signal-to-dispatch p50/p99
 #   bench/run.sh timers    coordinator and task claim latency, empty queue vs 1M pending future timers
 #   bench/run.sh startup   time-to-ready and JVM CPU to ready: JDK 17, JDK 25, JDK 25 with a Leyden AOT cache
+#   bench/run.sh wakeup    a new pod (the image's JVM and AOT cache, a pod's CPU and heap) under chain3 load from ready
 #   bench/run.sh chain3    end-to-end runs/s of the packaged jar on a durable PostgreSQL vs a plain-JDBC reference
 #   bench/run.sh chain3-sdk  the same chain run by SDK workers over HTTP vs by the in-process workers
 #   bench/run.sh backlog-sdk 20,000 runs queued at once, one SDK worker: do they finish in the order they started?
@@ -41,10 +42,18 @@ scenarios:
           claim_ms_empty=<a> claim_ms_1m=<b> ratio=<b/a>
   startup time-to-ready (first 200 of /q/health/ready) and JVM user+sys CPU to ready of the packaged app as a
           pod wakes (migrated external PostgreSQL, migrations and embedded PostgreSQL off; STARTUP_MODE=embedded:
-          the zero-setup trial instead), median of 3, on JDK 17, JDK 25, JDK 25 with an AOT cache trained on 50
-          chain runs, and that cache with C1 only (bench/startup.sh; JAVA17, JAVA25, STARTUP_RUNS, STARTUP_PORT,
-          STARTUP_MODE override); last line:
+          the zero-setup trial instead), median of 3, on JDK 17, JDK 25, JDK 25 with an AOT cache trained by
+          src/main/aot/train-aot-cache.sh (50 chain runs, then 60 s of load), and that cache with C1 only
+          (bench/startup.sh; JAVA17, JAVA25, STARTUP_RUNS, STARTUP_PORT, STARTUP_MODE override); last line:
           jvm17_ready_ms=<a> jvm25_ready_ms=<b> aot_ready_ms=<c> aot_cpu_ms=<d>
+  wakeup  how fast a new pod reaches full speed (issue 33): a pod started as the image and kubernetes/deployment.yaml
+          start it (JDK 25, the image's entrypoint flags, an AOT cache trained by src/main/aot/train-aot-cache.sh as a
+          pod runs, the deployment's JAVA_TOOL_OPTIONS, a cgroup with its 1-CPU limit, -XX:MaxRAM=768m for its memory
+          limit) on a migrated throw-away PostgreSQL 15, chain3 driven at full load from its first ready 200 for 120 s;
+          runs/s and the pod's CPU in 5 s windows; the same for the image's entrypoint alone (image_c2) and plain
+          java -jar on JDK 17 and JDK 25, about 12 minutes in all (bench/wakeup.sh; bash bench/wakeup.sh --help lists
+          its WAKEUP_* settings); last line, for the deployment's setup:
+          ready_cpu_ms=<a> first15_vs_steady=<b> s_to_80pct=<c> steady_runs_per_s=<d>
   chain3 [--pods N]
           end-to-end runs/s of workflow chain3 (3 sequential noop tasks) through the packaged jar in prod mode
           (N pods) on a throw-away, durable PostgreSQL 15, against a plain-JDBC reference service on the same
@@ -265,6 +274,10 @@ case "${1:-}" in
         ;;
     startup)
         bash bench/startup.sh
+        ;;
+    wakeup)
+        # exec, as chain3: its own EXIT trap stops the pod, the driver and PostgreSQL it started
+        exec bash bench/wakeup.sh "${@:2}"
         ;;
     timers)
         scenario_simple timers TimerBench "claim_ms_empty claim_ms_1m ratio"

@@ -16,6 +16,11 @@
 //   --pids: the service JVMs (CPU and peak RSS); --pg-pid: the postmaster (CPU of it and its children)
 //   --phase-file: handshake with PgProfile: "warm" when the measured phase is about to start, waits for "go",
 //                 "done" when it has ended
+//   wake-up mode (bench/wakeup.sh): --duration-s S --ready-url URL --pod-file F [--window-s 5] [--ready-timeout-s 120]
+//               the driver gets ready first, creates F.wait, then waits for F ("<pid> <launch epoch ns>", the pod the
+//               script launched), polls URL every 20 ms and, from its first 200, runs the closed loop for S seconds;
+//               figures: ready_ms, ready_cpu_ms (the pod's utime+stime at that 200), runs/s and the pod's CPU in
+//               windows of W s, first15_vs_steady, s_to_80pct (see wakeup())
 // exit: 0 all runs SUCCEEDED in time, 1 a timeout or a run that did not succeed, 2 usage, 3 a start or the
 //       registration answered non-2xx (or failed)
 import java.io.IOException;
@@ -146,6 +151,9 @@ public class Driver {
         if (o.containsKey("register-url")) {
             register();
         }
+        if (o.containsKey("duration-s")) {
+            return wakeup();
+        }
         int warmup = Integer.parseInt(o.getOrDefault("warmup", "500"));
         int runs = Integer.parseInt(o.getOrDefault("runs", "6000"));
         figures.put("runs", Integer.toString(runs));
@@ -185,6 +193,183 @@ public class Driver {
         return m.timedOut || m.failed > 0 || m.completed() < runs ? 1 : 0;
     }
 
+    /**
+     * Wake-up mode: the load starts at the pod's first ready 200 and lasts --duration-s. Completions are counted by
+     * their updated_at (the database's clock, the same host's) from that 200 on. steady is the mean rate over the
+     * last 30 s; first15_vs_steady the rate over the first 15 s over it; s_to_80pct the first second t at which the
+     * rate over the trailing 5 s (over [0, t] before t = 5) reaches 80 % of steady.
+     */
+    int wakeup() throws Exception {
+        long durationS = Long.parseLong(o.get("duration-s"));
+        int windowS = Integer.parseInt(o.getOrDefault("window-s", "5"));
+        long readyTimeoutUs = Long.parseLong(o.getOrDefault("ready-timeout-s", "120")) * 1_000_000L;
+        double tck = Double.parseDouble(o.getOrDefault("clk-tck", "100"));
+        Path podFile = Path.of(o.get("pod-file"));
+        URI readyUrl = URI.create(o.get("ready-url"));
+        // the HTTP client and the poller's connection are made before the pod starts: none of it falls on the pod
+        try {
+            http.send(HttpRequest.newBuilder(readyUrl).timeout(Duration.ofSeconds(1)).GET().build(),
+                    HttpResponse.BodyHandlers.discarding());
+        } catch (IOException e) {
+            // nothing listens yet: expected
+        }
+        try (Connection c = connect()) {
+            c.isValid(5);
+        }
+        Files.writeString(Path.of(podFile + ".wait"), "waiting");
+        long waitFrom = monoUs();
+        while (!Files.exists(podFile)) {
+            if (monoUs() - waitFrom > readyTimeoutUs) {
+                log("phase=" + label + " error=no pod file " + podFile);
+                return 1;
+            }
+            Thread.sleep(5);
+        }
+        String[] pod = Files.readString(podFile).trim().split("\\s+");
+        String pid = pod[0];
+        long launchUs = Long.parseLong(pod[1]) / 1000;
+        HttpRequest probe = HttpRequest.newBuilder(readyUrl).timeout(Duration.ofSeconds(1)).GET().build();
+        long readyUs;
+        long[] atReady;
+        long jitAtReady;
+        while (true) {
+            int code = 0;
+            try {
+                code = http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode();
+            } catch (IOException e) {
+                // not listening yet
+            }
+            if (code == 200) {
+                atReady = Cpu.stat(pid);
+                jitAtReady = Cpu.compilerTicks(pid);
+                readyUs = nowUs();
+                break;
+            }
+            if (Cpu.stat(pid) == null) {
+                log("phase=" + label + " error=the pod (pid " + pid + ") exited before it was ready");
+                return 1;
+            }
+            if (nowUs() - launchUs > readyTimeoutUs) {
+                log("phase=" + label + " error=the pod was not ready in time");
+                return 1;
+            }
+            Thread.sleep(20);
+        }
+        if (atReady == null) {
+            log("phase=" + label + " error=the pod (pid " + pid + ") vanished at ready");
+            return 1;
+        }
+        long readyTicks = atReady[0] + atReady[1];
+        figures.put("ready_ms", Long.toString((readyUs - launchUs) / 1000));
+        figures.put("ready_cpu_ms", Long.toString(Math.round(readyTicks * 1000 / tck)));
+        figures.put("ready_jit_cpu_ms", Long.toString(Math.round(jitAtReady * 1000 / tck)));
+        log("phase=" + label + " ready_ms=" + figures.get("ready_ms") + " ready_cpu_ms=" + figures.get("ready_cpu_ms"));
+
+        // the pod's CPU (all threads, and its compiler threads) sampled at each window's end
+        int windows = (int) (durationS / windowS);
+        long[] cpuAt = new long[windows + 1], jitAt = new long[windows + 1];
+        cpuAt[0] = readyTicks;
+        jitAt[0] = jitAtReady;
+        long readyMono = monoUs();
+        Thread sampler = new Thread(() -> {
+            for (int w = 1; w <= windows; w++) {
+                long due = readyMono + w * windowS * 1_000_000L;
+                try {
+                    Thread.sleep(Math.max(0, (due - monoUs()) / 1000));
+                } catch (InterruptedException e) {
+                    return;
+                }
+                long[] s = Cpu.stat(pid);
+                cpuAt[w] = s == null ? -1 : s[0] + s[1];
+                jitAt[w] = Cpu.compilerTicks(pid);
+            }
+        }, "sampler");
+        sampler.setDaemon(true);
+        sampler.start();
+
+        Phase m = new Phase("wakeup", 2_000_000, 0);
+        m.deadlineMonoUs = readyMono + durationS * 1_000_000L;
+        m.run();
+        sampler.join(windowS * 1000L + 5000);
+        if (m.error != null) {
+            throw new StartFailed(m.error);
+        }
+        // completions per second after ready
+        int[] perSecond = new int[(int) durationS];
+        int done = 0;
+        for (int k = 0; k < m.n; k++) {
+            long[] c = m.runIds[k] == null ? null : terminal.get(m.runIds[k]);
+            if (c == null || c[1] == 0) {
+                continue;
+            }
+            long s = Math.floorDiv(c[0] - readyUs, 1_000_000L);
+            if (s >= 0 && s < durationS) {
+                perSecond[(int) s]++;
+                done++;
+            }
+        }
+        StringBuilder rates = new StringBuilder(), cpu = new StringBuilder(), jit = new StringBuilder();
+        for (int w = 0; w < windows; w++) {
+            int sum = 0;
+            for (int s = w * windowS; s < (w + 1) * windowS; s++) {
+                sum += perSecond[s];
+            }
+            String sep = w == 0 ? "" : ",";
+            rates.append(sep).append(fmt1(sum / (double) windowS));
+            boolean known = cpuAt[w] >= 0 && cpuAt[w + 1] > 0;
+            // % of one core over the window
+            cpu.append(sep).append(known ? Long.toString(Math.round((cpuAt[w + 1] - cpuAt[w]) * 100 / tck / windowS)) : "NA");
+            jit.append(sep).append(known ? Long.toString(Math.round((jitAt[w + 1] - jitAt[w]) * 100 / tck / windowS)) : "NA");
+        }
+        int steadyS = (int) Math.min(30, durationS);
+        double steady = 0;
+        for (int s = (int) durationS - steadyS; s < durationS; s++) {
+            steady += perSecond[s];
+        }
+        steady /= steadyS;
+        int firstS = (int) Math.min(15, durationS);
+        double first = 0;
+        for (int s = 0; s < firstS; s++) {
+            first += perSecond[s];
+        }
+        first /= firstS;
+        String to80 = "NA";
+        for (int t = 1; t <= durationS; t++) {
+            int from = Math.max(0, t - 5);
+            double sum = 0;
+            for (int s = from; s < t; s++) {
+                sum += perSecond[s];
+            }
+            if (steady > 0 && sum / (t - from) >= 0.8 * steady) {
+                to80 = Integer.toString(t);
+                break;
+            }
+        }
+        figures.put("completed", Integer.toString(done));
+        figures.put("failed", Integer.toString(m.failed));
+        figures.put("window_s", Integer.toString(windowS));
+        figures.put("runs_per_s_windows", rates.toString());
+        figures.put("cpu_pct_windows", cpu.toString());
+        figures.put("jit_cpu_pct_windows", jit.toString());
+        if (cpuAt[windows] > 0) {
+            figures.put("cpu_s_after_ready", fmt1((cpuAt[windows] - readyTicks) / tck));
+            figures.put("jit_cpu_s_after_ready", fmt1((jitAt[windows] - jitAtReady) / tck));
+        }
+        // the pod's CPU a run, first 15 s over last 30 s: the same question as the rates, less moved by a busy host
+        int firstW = firstS / windowS, steadyW = steadyS / windowS;
+        if (cpuAt[windows] > 0 && cpuAt[firstW] > 0 && cpuAt[windows - steadyW] > 0 && first > 0 && steady > 0) {
+            double firstCpu = (cpuAt[firstW] - cpuAt[0]) * 1000 / tck / (first * firstS);
+            double steadyCpu = (cpuAt[windows] - cpuAt[windows - steadyW]) * 1000 / tck / (steady * steadyS);
+            figures.put("first15_cpu_ms_per_run", String.format(Locale.ROOT, "%.2f", firstCpu));
+            figures.put("steady_cpu_ms_per_run", String.format(Locale.ROOT, "%.2f", steadyCpu));
+        }
+        figures.put("first15_runs_per_s", fmt1(first));
+        figures.put("steady_runs_per_s", fmt1(steady));
+        figures.put("first15_vs_steady", steady > 0 ? String.format(Locale.ROOT, "%.2f", first / steady) : "NA");
+        figures.put("s_to_80pct", to80);
+        return m.failed > 0 || m.timedOut ? 1 : 0;
+    }
+
     /** PUT the workflow; an existing one (428: If-Match needed) is updated with its current ETag. */
     void register() throws Exception {
         String url = o.get("register-url");
@@ -222,6 +407,8 @@ public class Driver {
         final String[] runIds;
         final AtomicInteger next = new AtomicInteger();
         final AtomicInteger non201 = new AtomicInteger();
+        /** Wake-up mode: no start after this (monotonic µs); the phase then waits for the runs it started. */
+        volatile long deadlineMonoUs = Long.MAX_VALUE;
         volatile String error;
         volatile boolean timedOut;
         int failed;
@@ -276,11 +463,11 @@ public class Driver {
                     if (error != null) {
                         throw new StartFailed(error);
                     }
-                    log("phase=" + tag() + " starts_done=" + n + " start_s=" + fmt1((monoUs() - t0) / 1e6));
+                    log("phase=" + tag() + " starts_done=" + startedCount() + " start_s=" + fmt1((monoUs() - t0) / 1e6));
                 }
                 int done = completed();
                 long now = monoUs();
-                if (startsDone && done == n) {
+                if (startsDone && done == startedCount()) {
                     break;
                 }
                 if (now - t0 > timeoutUs) {
@@ -319,9 +506,20 @@ public class Driver {
                     + (failedIds.isEmpty() ? "" : " failed_ids=" + String.join(",", failedIds)));
         }
 
+        /** Runs whose start was answered (all n, unless a deadline or an error stopped the starters). */
+        int startedCount() {
+            int c = 0;
+            for (int k = 0, end = Math.min(next.get(), n); k < end; k++) {
+                if (runIds[k] != null) {
+                    c++;
+                }
+            }
+            return c;
+        }
+
         int completed() {
             int c = 0;
-            for (int k = 0; k < n; k++) {
+            for (int k = 0, end = Math.min(next.get(), n); k < end; k++) {
                 String id = runIds[k];
                 if (id != null && terminal.containsKey(id)) {
                     c++;
@@ -333,7 +531,7 @@ public class Driver {
         void startLoop() {
             try {
                 int k;
-                while ((k = next.getAndIncrement()) < n && error == null) {
+                while (monoUs() < deadlineMonoUs && (k = next.getAndIncrement()) < n && error == null) {
                     String url = startUrls[k % startUrls.length]; // round robin over the pods
                     String body = "{\"input\":{\"i\":" + (firstInput + k) + itemsField + "},\"idempotencyKey\":\"chain3-" + nonce
                             + "-" + name + "-" + k + "\"}";
