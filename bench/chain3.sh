@@ -67,7 +67,7 @@ environment (all optional):
   BENCH_PROFILE=1      profile the first measured round of each side: pg_stat_statements top 25 (target/bench/chain3-pgss.txt, and
                        chain3-ref-pgss.txt for the reference), pg_stat_activity every 200 ms with a summary
                        (chain3-activity.txt, chain3-ref-activity.txt), and a JFR recording per Ductor pod
-                       (chain3-pod<N>.jfr, settings=profile, written when the pod stops)
+                       (chain3-pod<N>.jfr, settings=profile, written when the pod stops; the SDK worker's: chain3-sdk-worker.jfr)
   BENCH_JVM_OPTS       JVM options for the Ductor pods (default "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75
                        -XX:+UseSerialGC": the heap a pod of kubernetes/deployment.yaml gets, whose 768Mi limit with the
                        image's MaxRAMPercentage=75 gives a 576 MB maximum and the JVM's default 1/64 a 12 MB initial
@@ -582,7 +582,9 @@ if has_side ductor || has_side sdk; then
         # one worker JVM, polling the first pod (a worker deployment has its own address for the service)
         worker_log=$out_dir/chain3-sdk-worker.log
         log "phase=worker-start concurrency=$worker_concurrency log=$worker_log"
-        setsid "$java" "${worker_jvm_opts[@]}" -cp "$SDK_CLASSPATH" bench/sdk/SdkWorker.java \
+        worker_jfr=()
+        [ "$profile" = 1 ] && worker_jfr=("-XX:StartFlightRecording=filename=$out_dir/chain3-sdk-worker.jfr,settings=profile,dumponexit=true")
+        setsid "$java" "${worker_jvm_opts[@]}" "${worker_jfr[@]}" -cp "$SDK_CLASSPATH" bench/sdk/SdkWorker.java \
             "http://127.0.0.1:${pod_ports[0]}" "$work/worker.jwt" "$worker_concurrency" >"$worker_log" 2>&1 &
         worker_pid=$!
         for ((i = 0; i < ready_timeout * 5; i++)); do # start() returns once the server answered its first claim

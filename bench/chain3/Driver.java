@@ -232,6 +232,7 @@ public class Driver {
         long readyUs;
         long[] atReady;
         long jitAtReady;
+        java.util.Map<String, Long> byThreadAtReady = java.util.Map.of();
         while (true) {
             int code = 0;
             try {
@@ -242,6 +243,7 @@ public class Driver {
             if (code == 200) {
                 atReady = Cpu.stat(pid);
                 jitAtReady = Cpu.compilerTicks(pid);
+                byThreadAtReady = Cpu.ticksByThreadGroup(pid);
                 readyUs = nowUs();
                 break;
             }
@@ -263,6 +265,7 @@ public class Driver {
         figures.put("ready_ms", Long.toString((readyUs - launchUs) / 1000));
         figures.put("ready_cpu_ms", Long.toString(Math.round(readyTicks * 1000 / tck)));
         figures.put("ready_jit_cpu_ms", Long.toString(Math.round(jitAtReady * 1000 / tck)));
+        figures.put("ready_cpu_ms_by_thread", Cpu.topGroups(byThreadAtReady, tck, 10));
         log("phase=" + label + " ready_ms=" + figures.get("ready_ms") + " ready_cpu_ms=" + figures.get("ready_cpu_ms"));
 
         // the pod's CPU (all threads, and its compiler threads) sampled at each window's end
@@ -838,6 +841,33 @@ public class Driver {
                 }
             }
             return sum;
+        }
+
+        /**
+         * Ticks of a JVM's threads grouped by name with digits dropped ("executor-thread-3" counts as
+         * "executor-thread-"), so a start-up's CPU shows which part of the JVM spent it.
+         */
+        static java.util.Map<String, Long> ticksByThreadGroup(String pid) {
+            java.util.Map<String, Long> groups = new java.util.HashMap<>();
+            String[] tids = new java.io.File("/proc/" + pid + "/task").list();
+            for (String tid : tids == null ? new String[0] : tids) {
+                try {
+                    String st = Files.readString(Path.of("/proc", pid, "task", tid, "stat"));
+                    String name = st.substring(st.indexOf('(') + 1, st.lastIndexOf(')')).replaceAll("[0-9]+", "");
+                    String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
+                    groups.merge(name, Long.parseLong(f[11]) + Long.parseLong(f[12]), Long::sum);
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended
+                }
+            }
+            return groups;
+        }
+
+        /** The {@code top} groups as {@code name:ms,...} (spaces made underscores), largest first. */
+        static String topGroups(java.util.Map<String, Long> groups, double tck, int top) {
+            return groups.entrySet().stream().sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
+                    .limit(top).map(e -> e.getKey().trim().replace(' ', '_') + ":" + Math.round(e.getValue() * 1000 / tck))
+                    .collect(java.util.stream.Collectors.joining(","));
         }
 
         /**
