@@ -1,6 +1,7 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.aggregate.NamedAggregates;
 import dev.ductor.aggregate.rule.RuleService;
 import dev.ductor.aggregate.rule.RuleView;
 import dev.ductor.error.VersionConflictException;
@@ -54,9 +55,9 @@ public class RuleResource {
     public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
-        RuleService.PutResult result = VersionConflictException.onLostRace("Rule '" + name + "'", expected, body,
+        NamedAggregates.Put<RuleView> result = VersionConflictException.onLostRace("Rule '" + name + "'", expected, body,
                 () -> rules.put(tenant, name, body, expected, caller.subject()), () -> rules.get(tenant, name), RuleView::version);
-        return Versions.put(result.created(), "/api/v1/rules/" + name, result.rule(), result.rule().version());
+        return Versions.put(result.created(), "/api/v1/rules/" + name, result.view(), result.view().version());
     }
 
     /**

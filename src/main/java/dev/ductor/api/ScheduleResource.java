@@ -1,6 +1,7 @@
 package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ductor.aggregate.NamedAggregates;
 import dev.ductor.aggregate.schedule.ScheduleService;
 import dev.ductor.aggregate.schedule.ScheduleView;
 import dev.ductor.error.VersionConflictException;
@@ -56,10 +57,10 @@ public class ScheduleResource {
     public Response put(@PathParam("name") @Name String name, @HeaderParam("If-Match") String ifMatch, JsonNode body) {
         OptionalLong expected = Versions.ifMatch(ifMatch);
         String tenant = caller.tenant();
-        ScheduleService.PutResult result = VersionConflictException.onLostRace("Schedule '" + name + "'", expected, body,
+        NamedAggregates.Put<ScheduleView> result = VersionConflictException.onLostRace("Schedule '" + name + "'", expected, body,
                 () -> schedules.put(tenant, name, body, expected, caller.subject()), () -> schedules.get(tenant, name),
                 ScheduleView::version);
-        return Versions.put(result.created(), "/api/v1/schedules/" + name, result.schedule(), result.schedule().version());
+        return Versions.put(result.created(), "/api/v1/schedules/" + name, result.view(), result.view().version());
     }
 
     @GET

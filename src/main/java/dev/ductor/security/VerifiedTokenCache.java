@@ -1,18 +1,12 @@
 package dev.ductor.security;
 
 import io.smallrye.jwt.auth.principal.DefaultJWTParser;
-import io.smallrye.jwt.auth.principal.JWTAuthContextInfo;
-import io.smallrye.jwt.auth.principal.JWTParser;
 import io.smallrye.jwt.auth.principal.ParseException;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
-import jakarta.inject.Inject;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
-import javax.crypto.SecretKey;
-import java.security.PrivateKey;
-import java.security.PublicKey;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -21,11 +15,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * event loop's time under load. Only an identical token string hits, and only while it has not expired and for at
  * most {@link #MAX_AGE_MILLIS} after it was verified, so a key rotated out stops working within that time. A token
  * that fails verification is never cached.
+ *
+ * <p>It is smallrye-jwt's own parser, by subclass: Quarkus' JWT validator injects {@code JWTParser}, which this
+ * alternative now is, and every other way of parsing (with another context, key or secret) is the library's unchanged.
+ * (A CDI decorator would be the textbook way, but ArC refuses application decorators on library beans.)
  */
 @Alternative
 @Priority(10)
 @ApplicationScoped
-public class VerifiedTokenCache implements JWTParser {
+public class VerifiedTokenCache extends DefaultJWTParser {
 
     /** How long a verification is trusted without repeating it. */
     static final long MAX_AGE_MILLIS = 60_000;
@@ -37,10 +35,6 @@ public class VerifiedTokenCache implements JWTParser {
 
     private final ConcurrentHashMap<String, Verified> verified = new ConcurrentHashMap<>();
 
-    // smallrye-jwt's own parser, by its class: Quarkus' JWT validator injects JWTParser, which is now this bean.
-    // (A CDI decorator would be the textbook way, but ArC refuses application decorators on library beans.)
-    @Inject DefaultJWTParser delegate;
-
     @Override
     public JsonWebToken parse(String token) throws ParseException {
         long now = System.currentTimeMillis();
@@ -48,7 +42,7 @@ public class VerifiedTokenCache implements JWTParser {
         if (hit != null && now < hit.trustedUntilMillis()) {
             return hit.token();
         }
-        JsonWebToken parsed = delegate.parse(token);
+        JsonWebToken parsed = verifyAnew(token);
         long expiresMillis = parsed.getExpirationTime() * 1000;
         long trustedUntil = Math.min(now + MAX_AGE_MILLIS, expiresMillis > 0 ? expiresMillis : now);
         if (trustedUntil > now) {
@@ -60,43 +54,8 @@ public class VerifiedTokenCache implements JWTParser {
         return parsed;
     }
 
-    @Override
-    public JsonWebToken parse(String token, JWTAuthContextInfo context) throws ParseException {
-        return delegate.parse(token, context);
-    }
-
-    @Override
-    public JsonWebToken verify(String token, PublicKey key) throws ParseException {
-        return delegate.verify(token, key);
-    }
-
-    @Override
-    public JsonWebToken verify(String token, SecretKey key) throws ParseException {
-        return delegate.verify(token, key);
-    }
-
-    @Override
-    public JsonWebToken verify(String token, String secret) throws ParseException {
-        return delegate.verify(token, secret);
-    }
-
-    @Override
-    public JsonWebToken decrypt(String token, PrivateKey key) throws ParseException {
-        return delegate.decrypt(token, key);
-    }
-
-    @Override
-    public JsonWebToken decrypt(String token, SecretKey key) throws ParseException {
-        return delegate.decrypt(token, key);
-    }
-
-    @Override
-    public JsonWebToken decrypt(String token, String secret) throws ParseException {
-        return delegate.decrypt(token, secret);
-    }
-
-    @Override
-    public JsonWebToken parseOnly(String token) throws ParseException {
-        return delegate.parseOnly(token);
+    /** smallrye-jwt's own check of the signature and the claims. */
+    JsonWebToken verifyAnew(String token) throws ParseException {
+        return super.parse(token);
     }
 }

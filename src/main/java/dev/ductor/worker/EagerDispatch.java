@@ -15,15 +15,7 @@ import java.util.Set;
  * {@link InProcessWorker}, up to the slots it can promise, and the external worker whose report offered slots
  * ({@code next}), one per report that asked. A chain's next step then runs without a claim.
  */
-final class EagerDispatch implements LocalDispatch {
-
-    private final InProcessWorker worker;
-    private final DuctorConfig config;
-
-    EagerDispatch(InProcessWorker worker, DuctorConfig config) {
-        this.worker = worker;
-        this.config = config;
-    }
+record EagerDispatch(InProcessWorker worker, DuctorConfig config) implements LocalDispatch {
 
     @Override
     public LocalSteps thisPod() {

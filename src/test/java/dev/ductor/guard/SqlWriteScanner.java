@@ -1,5 +1,9 @@
 package dev.ductor.guard;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -8,20 +12,40 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
- * Finds writes that could bypass optimistic locking, in Java sources (their string literals, joined per statement the
- * way {@code "..." + "..."} joins them, with {@code static final String} constants substituted) and in SQL files.
+ * The one SQL guard of the build: it finds the SQL of the server, in its Java sources (their string literals, joined
+ * per expression the way {@code "..." + "..."} joins them, with the file's {@code String} constants substituted), in
+ * its SQL files and in its migrations, and every rule about SQL reads it from here.
  *
- * <p>What it protects, learned from the Flyway migrations and the {@code @Entity} classes rather than listed here:
+ * <p>Why the source, not the compiled constants: a finding names its file and line; the code around a statement is
+ * there too, so a rule can see what is done with it (its row count never read, a Panache or Criteria bulk call, a
+ * table name spliced in at run time); comments are comments and nothing else; the SQL files and the migrations are
+ * read by the same lexer of SQL; and the scanner runs on snippets, so it checks itself against known bypasses without
+ * compiling anything. What javac would have folded and the source cannot resolve (a non-constant operand, a constant
+ * of another class) is joined as {@code __DYNAMIC__}, so a write on it fails as one whose table cannot be checked,
+ * rather than slipping through; pieces appended to a {@code StringBuilder} are texts of their own, each checked.
+ *
+ * <p>The rules, and who asks for them:
+ * <ul>
+ *   <li>{@link #sqlByType} gives {@code dev.ductor.ArchitectureTest} each class's SQL texts: every table is touched
+ *   by its owning package only, a write names its table, and the run row is written by {@code RunRows} alone, every
+ *   UPDATE of it checked and bumped, its INSERT at version 0, retention's DELETE its only one;</li>
+ *   <li>{@link #scanMigration} ({@code ArchitectureTest} too): a migration writes the run row only by the versioned
+ *   UPDATE;</li>
+ *   <li>{@link #scanJava} and {@link #scanSqlFile} ({@link VersionBypassTest}) guard the tables protected by
+ *   optimistic locking, learned from the Flyway migrations and the {@code @Entity} classes rather than listed here:</li>
+ * </ul>
  * <ul>
  *   <li><b>versioned tables</b>, those with a {@code db_record_version} column (runs, definitions, the pool and rule
  *   projections): an UPDATE must pin one row by a key and compare {@code db_record_version} in its WHERE; a DELETE
- *   of a run is allowed only as retention's (pinned by key and version, and {@code status IN ('SUCCEEDED', 'FAILED',
- *   'CANCELLED')} in the statement itself); an upsert or MERGE into them is a write without the check;</li>
+ *   of a run is allowed only as retention's ({@link #RETENTION_DELETE}); an upsert or MERGE into them is a write
+ *   without the check;</li>
  *   <li><b>event tables</b>, named {@code *aggregate*} or {@code *event*}: append-only, no UPDATE, DELETE or TRUNCATE;
  *   the one exception is a set-once fill of a non-aggregate event row ({@code SET c = ? WHERE <key> = ? AND c IS
  *   NULL}, each set column), which completes an insert and can never overwrite;</li>
@@ -30,9 +54,9 @@ import java.util.regex.Pattern;
  * Panache and Criteria bulk operations on entities of those tables are violations, and so is a versioned UPDATE run
  * with {@code executeUpdate()} whose row count nobody reads (zero rows must raise, not pass silently).
  */
-final class SqlWriteScanner {
+public final class SqlWriteScanner {
 
-    record Violation(String file, int line, String rule, String excerpt) {
+    public record Violation(String file, int line, String rule, String excerpt) {
         @Override
         public String toString() {
             return file + ":" + line + " [" + rule + "] " + excerpt;
@@ -89,6 +113,17 @@ final class SqlWriteScanner {
     private static final Pattern DO_UPDATE = Pattern.compile("(?i)\\bON\\s+CONFLICT\\b.*?\\bDO\\s+UPDATE\\b(.*)", Pattern.DOTALL);
     private static final Pattern VERSION_PREDICATE = Pattern.compile(
             "(?i)(?<![\\w.])(?:\\w+\\.)?(db_record_version|dbRecordVersion)\\s*=\\s*(?!\\s*(?:\\w+\\.)?(?:db_record_version|dbRecordVersion)\\b)");
+    /**
+     * Retention's end of runs, the one DELETE of the run row allowed: per row of bound arrays, each run's key and the
+     * version it was judged on, and in the statement itself only finished statuses, so a run reset to RUNNING meanwhile
+     * is never taken; the ids it deleted are returned.
+     */
+    public static final Pattern RETENTION_DELETE = Pattern.compile("(?is)^\\s*delete\\s+from\\s+eec_workflow_run"
+            + "\\s+using\\s+unnest\\(\\s*cast\\(\\s*\\?\\s+as\\s+uuid\\[\\]\\s*\\)\\s*,\\s*cast\\(\\s*\\?\\s+as\\s+bigint\\[\\]\\s*\\)\\s*\\)"
+            + "\\s+as\\s+w\\(\\s*id\\s*,\\s*expected_version\\s*\\)"
+            + "\\s+where\\s+run_id\\s*=\\s*w\\.id\\s+and\\s+db_record_version\\s*=\\s*w\\.expected_version"
+            + "\\s+and\\s+status\\s+in\\s*\\(\\s*'SUCCEEDED'\\s*,\\s*'FAILED'\\s*,\\s*'CANCELLED'\\s*\\)"
+            + "\\s+returning\\s+run_id\\s*$");
     private static final Set<String> NOT_A_STATEMENT_BEFORE_UPDATE = Set.of("for", "key", "do", "on");
     private static final Set<String> NOT_A_TARGET = Set.of("set", "of", "skip", "nowait", "cascade", "restrict", "no", "where");
 
@@ -468,24 +503,100 @@ final class SqlWriteScanner {
             }
             return glue.toString();
         }
-        return "\n;\n";
+        return EXPRESSIONS_APART;
     }
+
+    /** What {@link #join} puts between two expressions of one statement (arguments, a builder's appends). */
+    private static final String EXPRESSIONS_APART = "\n;\n";
 
     // ---- SQL -----------------------------------------------------------------------------------------------------
 
     /** Scans an SQL file (not a migration). */
     List<Violation> scanSqlFile(String file, String sql) {
         files++;
-        int[] lines = new int[sql.length()];
+        return scanSql(file, withoutComments(sql), linesOf(sql), null);
+    }
+
+    /** SQL with its {@code --} comments blanked out, each character where it was. */
+    private static String withoutComments(String sql) {
+        return Pattern.compile("--[^\\n]*").matcher(sql).replaceAll(m -> " ".repeat(m.group().length()));
+    }
+
+    /** The line of each character. */
+    private static int[] linesOf(String text) {
+        int[] lines = new int[text.length()];
         int line = 1;
-        for (int k = 0; k < sql.length(); k++) {
+        for (int k = 0; k < text.length(); k++) {
             lines[k] = line;
-            if (sql.charAt(k) == '\n') {
+            if (text.charAt(k) == '\n') {
                 line++;
             }
         }
-        String withoutComments = Pattern.compile("--[^\\n]*").matcher(sql).replaceAll(m -> " ".repeat(m.group().length()));
-        return scanSql(file, withoutComments, lines, null);
+        return lines;
+    }
+
+    // ---- migrations ------------------------------------------------------------------------------------------------
+
+    private static final Pattern MIGRATION_RUN_WRITE = Pattern.compile("(?is)\\b(update\\s+(only\\s+)?eec_workflow_run\\b[^;]*"
+            + "|delete\\s+from\\s+(only\\s+)?eec_workflow_run\\b|truncate\\s+(table\\s+)?(only\\s+)?eec_workflow_run\\b"
+            + "|insert\\s+into\\s+eec_workflow_run\\b|merge\\s+into\\s+eec_workflow_run\\b)");
+    private static final Pattern VERSION_BUMP = Pattern.compile("(?is)db_record_version\\s*=\\s*db_record_version\\s*\\+\\s*1");
+
+    /**
+     * A migration writes the run row only by the versioned UPDATE: a data fix bumps {@code db_record_version} too, with
+     * no OR, so a tick that read the row before it loses its race instead of overwriting the fix. Any other write of
+     * the row (INSERT, DELETE, TRUNCATE, MERGE) is a violation. Migrations are read by this rule alone: their DDL and
+     * their one-off data moves are not the application's writes.
+     */
+    public static List<Violation> scanMigration(String file, String sql) {
+        List<Violation> violations = new ArrayList<>();
+        String text = withoutComments(sql);
+        int[] lines = linesOf(sql);
+        Matcher write = MIGRATION_RUN_WRITE.matcher(text);
+        while (write.find()) {
+            String statement = write.group();
+            boolean versioned = statement.toLowerCase(Locale.ROOT).startsWith("update")
+                    && VERSION_BUMP.matcher(statement).find()
+                    && !Pattern.compile("(?i)\\bor\\b").matcher(statement).find();
+            if (!versioned) {
+                violations.add(new Violation(file, lineOf(lines, write.start()), "migration-run-write",
+                        "a migration writes runs around the version check: " + excerpt(statement)));
+            }
+        }
+        return violations;
+    }
+
+    // ---- the SQL texts of the code ---------------------------------------------------------------------------------
+
+    /**
+     * Per main class (the binary name of its file's top-level class), the SQL texts of its source as the program
+     * builds them: each expression's literals joined where {@code +} joins them, the file's constants put in, any other
+     * operand marked {@code __DYNAMIC__}. Texts that are no SQL (messages, names) are in it too: the rules decide.
+     */
+    public static Map<String, List<String>> sqlByType(Path mainJava) {
+        Map<String, List<String>> texts = new TreeMap<>();
+        try (Stream<Path> walk = Files.walk(mainJava)) {
+            for (Path file : walk.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+                String type = mainJava.relativize(file).toString().replace(file.getFileSystem().getSeparator(), ".")
+                        .replaceAll("\\.java$", "");
+                List<Statement> statements = lex(Files.readString(file));
+                Map<String, String> constants = constants(statements);
+                Set<String> found = new LinkedHashSet<>();
+                for (Statement statement : statements) {
+                    for (String text : join(statement, constants).text().split(EXPRESSIONS_APART)) {
+                        if (!text.isBlank()) {
+                            found.add(text);
+                        }
+                    }
+                }
+                if (!found.isEmpty()) {
+                    texts.put(type, List.copyOf(found));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return texts;
     }
 
     private List<Violation> scanSql(String file, String sql, int[] lines, Statement statement) {
@@ -555,7 +666,7 @@ final class SqlWriteScanner {
             seen.add("DELETE " + table);
             String text = excerpt(sql.substring(delete.start()));
             if (table.equals("eec_workflow_run")) {
-                if (!isRetentionDelete(whereOf(clause(sql, delete.end())))) {
+                if (!RETENTION_DELETE.matcher(sql.substring(delete.start(), delete.end()) + clause(sql, delete.end())).matches()) {
                     violations.add(new Violation(file, at, "run-delete", "DELETE of runs; a run is deleted only by retention,"
                             + " each row pinned by its key and the version judged, and only while finished"
                             + " (status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')): " + text));
@@ -622,16 +733,6 @@ final class SqlWriteScanner {
             violations.add(new Violation(file, at, "bulk", verb + " of " + table + " whose WHERE does not pin one row by its key "
                     + schema.keys.getOrDefault(table, List.of()) + ": " + text));
         }
-    }
-
-    /**
-     * Retention's DELETE of runs: each row pinned by its key and the version it was judged on, and finished at that
-     * moment, the status re-checked in the statement itself; nothing else deletes a run.
-     */
-    private boolean isRetentionDelete(String where) {
-        return where != null && VERSION_PREDICATE.matcher(where).find() && pinsOneRow("eec_workflow_run", where)
-                && Pattern.compile("(?i)\\bstatus\\s+IN\\s*\\(\\s*'SUCCEEDED'\\s*,\\s*'FAILED'\\s*,\\s*'CANCELLED'\\s*\\)").matcher(where).find()
-                && !Pattern.compile("(?i)\\bOR\\b|\\bRUNNING\\b").matcher(where).find();
     }
 
     private boolean pinsOneRow(String table, String where) {

@@ -39,10 +39,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>The scanner ({@link SqlWriteScanner}) checks itself against known bad and good snippets, so it cannot rot into
  * a scanner that passes everything.
  *
- * <p>For the run row this scanner of source text is the second line: the structural check is
- * {@code dev.ductor.ArchitectureTest} (one writer, {@code RunRows}; every other class only reads the row; every
- * UPDATE checks and bumps the version, with no OR; no field of a loaded run set elsewhere; migrations included),
- * which reads the compiled constants, so SQL built with {@code +} or a {@code StringBuilder} and HQL are seen too.
+ * <p>The same scanner gives {@code dev.ductor.ArchitectureTest} the SQL it checks for the run row (one writer,
+ * {@code RunRows}; every other class only reads the row; every UPDATE checks and bumps the version, with no OR; the
+ * migrations write it only so) and for table ownership: one way of finding SQL for every rule about it.
  */
 @Tag("unit")
 class VersionBypassTest {

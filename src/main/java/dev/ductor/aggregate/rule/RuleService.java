@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.aggregate.AggregateConflictException;
 import dev.ductor.aggregate.AggregateKey;
 import dev.ductor.aggregate.AggregateStore;
+import dev.ductor.aggregate.NamedAggregates;
 import dev.ductor.aggregate.core.Rule;
 import dev.ductor.aggregate.core.RuleState;
 import dev.ductor.aggregate.core.RuleValidator;
@@ -30,28 +31,20 @@ import java.util.OptionalLong;
  * API answers 409 with the rule as it now is.
  */
 @ApplicationScoped
-public class RuleService {
+public class RuleService extends NamedAggregates<RuleView> {
 
-    @Inject AggregateStore store;
     @Inject EntityManager em;
     @Inject JsonCodec json;
     @Inject Clock clock;
     @Inject TierWeights tiers;
 
-    public record PutResult(boolean created, RuleView rule) {
+    public RuleService() {
+        super(RuleState.AGGREGATE_TYPE);
     }
 
-    public static AggregateKey key(String tenant, String name) {
-        return new AggregateKey(RuleState.AGGREGATE_TYPE, tenant, name);
-    }
-
-    /**
-     * Creates the rule (no If-Match) or replaces it (If-Match = its current version).
-     *
-     * @throws AggregateConflictException when another editor appended since this one read the stream
-     */
+    @Override
     @Transactional
-    public PutResult put(String tenant, String name, JsonNode body, OptionalLong ifMatch, String recordedBy) {
+    public Put<RuleView> put(String tenant, String name, JsonNode body, OptionalLong ifMatch, String recordedBy) {
         Rule rule;
         try {
             rule = RuleValidator.parse(tiers.tiers().names(), name, body);
@@ -64,12 +57,12 @@ public class RuleService {
             VersionConflictException.requireNoVersion("Rule '" + name + "'", ifMatch, body);
             long version = store.append(key, state.version(), List.of(RuleState.defined(rule)), recordedBy); // > 0 after a delete
             insertProjection(tenant, name, rule, version);
-            return new PutResult(true, RuleView.of(load(key, name)));
+            return new Put<>(true, RuleView.of(load(key, name)));
         }
         VersionConflictException.requireVersion("Rule '" + name + "'", ifMatch, state.version(), () -> RuleView.of(state), body);
         long version = store.append(key, state.version(), List.of(RuleState.defined(rule)), recordedBy);
         moveProjection(key, rule, state.version(), version);
-        return new PutResult(false, RuleView.of(load(key, name)));
+        return new Put<>(false, RuleView.of(load(key, name)));
     }
 
     /**
@@ -97,6 +90,7 @@ public class RuleService {
         return version;
     }
 
+    @Override
     @Transactional
     public RuleView get(String tenant, String name) {
         RuleState state = load(key(tenant, name), name);

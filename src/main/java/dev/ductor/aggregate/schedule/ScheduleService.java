@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ductor.aggregate.AggregateConflictException;
 import dev.ductor.aggregate.AggregateKey;
 import dev.ductor.aggregate.AggregateStore;
+import dev.ductor.aggregate.NamedAggregates;
 import dev.ductor.aggregate.core.CronSchedule;
 import dev.ductor.aggregate.core.Schedule;
 import dev.ductor.aggregate.core.ScheduleState;
@@ -32,30 +33,22 @@ import java.util.OptionalLong;
  * were; so does a resume, or a new cron or time zone ({@link ScheduleState#restartsClock}).
  */
 @ApplicationScoped
-public class ScheduleService {
+public class ScheduleService extends NamedAggregates<ScheduleView> {
 
     /** How many next fire times a GET shows. */
     public static final int NEXT_FIRE_TIMES = 5;
 
-    @Inject AggregateStore store;
     @Inject ScheduleProjection projection;
     @Inject WorkflowService workflows;
     @Inject Clock clock;
 
-    public record PutResult(boolean created, ScheduleView schedule) {
+    public ScheduleService() {
+        super(ScheduleState.AGGREGATE_TYPE);
     }
 
-    public static AggregateKey key(String tenant, String name) {
-        return new AggregateKey(ScheduleState.AGGREGATE_TYPE, tenant, name);
-    }
-
-    /**
-     * Creates the schedule (no If-Match) or replaces it (If-Match = its current version).
-     *
-     * @throws AggregateConflictException when another editor appended since this one read the stream
-     */
+    @Override
     @Transactional
-    public PutResult put(String tenant, String name, JsonNode body, OptionalLong ifMatch, String recordedBy) {
+    public Put<ScheduleView> put(String tenant, String name, JsonNode body, OptionalLong ifMatch, String recordedBy) {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         Schedule schedule;
         try {
@@ -78,7 +71,7 @@ public class ScheduleService {
                 // The append at version 1 already decided who creates; a row here means the projection is ahead of its stream.
                 throw new IllegalStateException("schedule '" + name + "' of tenant " + tenant + " has a projection row but no events");
             }
-            return new PutResult(true, get(tenant, name));
+            return new Put<>(true, get(tenant, name));
         }
         VersionConflictException.requireVersion("Schedule '" + name + "'", ifMatch, state.version(), () -> view(tenant, state),
                 body);
@@ -92,9 +85,10 @@ public class ScheduleService {
         if (!projection.update(tenant, name, state.version(), schedule, version, now, firedThrough, next(cron, schedule, firedThrough))) {
             throw new AggregateConflictException(key, state.version(), projection.version(tenant, name));
         }
-        return new PutResult(false, get(tenant, name));
+        return new Put<>(false, get(tenant, name));
     }
 
+    @Override
     @Transactional
     public ScheduleView get(String tenant, String name) {
         ScheduleState state = ScheduleState.fold(name, store.load(key(tenant, name)));
