@@ -63,7 +63,7 @@ class ArchitectureTest {
             Map.entry("eec_workflow_run", "dev.ductor.run"),
             Map.entry("eec_run_inbox", "dev.ductor.run"),
             Map.entry("eec_run_transition", "dev.ductor.run"),
-            Map.entry("eec_run_watch", "dev.ductor.run"),
+            Map.entry("eec_run_watch", "dev.ductor.run.live"),
             Map.entry("eec_workflow_definition", "dev.ductor.workflow"),
             Map.entry("eec_workflow_revision", "dev.ductor.workflow"),
             Map.entry("eec_aggregate_event", "dev.ductor.aggregate"),

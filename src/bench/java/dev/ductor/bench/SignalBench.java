@@ -2,9 +2,9 @@ package dev.ductor.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ductor.run.RunOperations;
-import dev.ductor.run.RunStarter;
-import dev.ductor.run.StartRequest;
+import dev.ductor.run.command.RunOperations;
+import dev.ductor.run.commit.RunStarter;
+import dev.ductor.run.commit.StartRequest;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.workflow.WorkflowService;
 import io.agroal.api.AgroalDataSource;

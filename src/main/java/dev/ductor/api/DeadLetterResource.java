@@ -1,7 +1,7 @@
 package dev.ductor.api;
 
 import dev.ductor.queue.DeadLetters;
-import dev.ductor.run.ParkedRuns;
+import dev.ductor.run.command.ParkedRuns;
 import dev.ductor.security.CallerContext;
 import dev.ductor.security.Roles;
 import dev.ductor.validation.Constraints.WholeNumber;

@@ -1,7 +1,7 @@
 package dev.ductor.api;
 
 import dev.ductor.fleet.FleetHistory;
-import dev.ductor.run.FleetOverview;
+import dev.ductor.run.read.FleetOverview;
 import dev.ductor.security.CallerContext;
 import dev.ductor.security.Roles;
 import jakarta.annotation.security.RolesAllowed;

@@ -2,7 +2,7 @@ package dev.ductor.fleet;
 
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import dev.ductor.queue.TierWeights;
-import dev.ductor.run.RunThroughput;
+import dev.ductor.run.read.RunThroughput;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;

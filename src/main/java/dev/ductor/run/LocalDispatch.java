@@ -4,7 +4,7 @@ import java.util.Set;
 
 /**
  * Where the steps a commit dispatches go ({@code ductor.dispatch.local}), asked by every commit that dispatches steps:
- * a start ({@link RunStarter}), a group commit of step results ({@link GroupCommit}). Eager: the steps a worker can run
+ * a start ({@code commit/RunStarter}), a group commit of step results ({@code commit/GroupCommit}). Eager: the steps a worker can run
  * now are leased to it in that same commit, no claim needed; queue: every step is queued, and a claim takes it. Chosen
  * once at start-up ({@code worker/Seams}); callers ask it whom they may lease to, never the setting. An interface in
  * {@code run/}, implemented in {@code worker/}, as {@link LocalSteps} is.

@@ -50,7 +50,7 @@ public class RunLoader {
      * The pure snapshot of a row read by plain SQL, checksum verified: over everything the tick reads (status, seq,
      * tier, output, node states), so a row changed outside Ductor is refused here, before any decision on it.
      */
-    RunSnapshot snapshot(RunRows.Row row) {
+    public RunSnapshot snapshot(RunRows.Row row) {
         WorkflowDefinition definition = workflows.revision(row.tenant(), row.workflowName(), row.revision());
         Map<String, NodeState> nodes = codec.read(row.nodeStates(), definition);
         StateChecksum.Covered covered = new StateChecksum.Covered(row.status(), row.lastSeq(), row.tier(),
@@ -67,7 +67,7 @@ public class RunLoader {
     }
 
     /** Pending inbox rows as the tick's inputs, in arrival order. */
-    List<Input> inputs(List<InboxMessage> pending) {
+    public List<Input> inputs(List<InboxMessage> pending) {
         List<Input> inputs = new ArrayList<>();
         for (InboxMessage message : pending) {
             JsonNode payload = json.tree(message.payload());

@@ -26,7 +26,7 @@ public record StepReport(long taskId, UUID leaseToken, UUID runId, String node, 
     }
 
     /** The report as a tick input that came with the call, not from the inbox (id 0: nothing to mark consumed). */
-    Input input() {
+    public Input input() {
         return completed ? new Input.TaskCompleted(0, node, attempt, output)
                 : new Input.TaskFailed(0, node, attempt, error, retryable);
     }
@@ -46,7 +46,7 @@ public record StepReport(long taskId, UUID leaseToken, UUID runId, String node, 
         return payload;
     }
 
-    ObjectNode payload(ObjectMapper mapper) {
+    public ObjectNode payload(ObjectMapper mapper) {
         return payload(mapper, completed, output, error, retryable, leaseToken);
     }
 

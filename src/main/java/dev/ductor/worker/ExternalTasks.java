@@ -14,7 +14,7 @@ import dev.ductor.queue.QueueSignal;
 import dev.ductor.queue.TaskLeases;
 import dev.ductor.queue.TierWeights;
 import dev.ductor.run.StepReport;
-import dev.ductor.run.RunQueries;
+import dev.ductor.run.read.RunQueries;
 import dev.ductor.workflow.model.Handlers;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;

@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The results that arrive together applied in one group commit ({@code run/GroupCommit}): in-process steps' through
+ * The results that arrive together applied in one group commit ({@code run/commit/GroupCommit}): in-process steps' through
  * the {@link StepReporter}, external workers' through {@link ExternalResults}. A result that cannot be applied there
  * still goes the plain way ({@link TaskResults}), decided inside those two.
  */

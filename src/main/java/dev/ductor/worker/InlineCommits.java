@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Each result applied the plain way, one run at a time: {@link TaskResults} takes the task row with its lease token and
  * puts the result into the run's inbox with a wakeup, in one transaction; a coordinator tick applies it
- * ({@code run/RunCommitter}). No committer threads: an in-process step's result is recorded by the thread that ran it.
+ * ({@code run/commit/RunCommitter}). No committer threads: an in-process step's result is recorded by the thread that ran it.
  */
 final class InlineCommits implements CommitStrategy {
 

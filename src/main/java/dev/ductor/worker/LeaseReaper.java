@@ -31,7 +31,7 @@ public class LeaseReaper {
 
     @Inject TaskLeases leases;
     @Inject TaskResults results;
-    @Inject dev.ductor.run.RunQueries runs;
+    @Inject dev.ductor.run.read.RunQueries runs;
     @Inject DuctorConfig config;
     @Inject Clock clock;
 

@@ -2,8 +2,8 @@ package dev.ductor.worker;
 
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.error.ConflictException;
-import dev.ductor.run.BatchGatherer;
-import dev.ductor.run.GroupCommit;
+import dev.ductor.run.commit.BatchGatherer;
+import dev.ductor.run.commit.GroupCommit;
 import dev.ductor.run.LocalDispatch;
 import dev.ductor.run.StepReport;
 import jakarta.enterprise.context.ApplicationScoped;

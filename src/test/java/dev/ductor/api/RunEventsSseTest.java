@@ -2,7 +2,7 @@ package dev.ductor.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ductor.run.RunChangeFeed;
+import dev.ductor.run.live.RunChangeFeed;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Api;
 import dev.ductor.support.SseStream;

@@ -1,8 +1,8 @@
 package dev.ductor.api;
 
 import dev.ductor.config.Tiers;
-import dev.ductor.run.RunStarter;
-import dev.ductor.run.StartRequest;
+import dev.ductor.run.commit.RunStarter;
+import dev.ductor.run.commit.StartRequest;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Api;
 import io.quarkus.test.junit.QuarkusTest;

@@ -1,6 +1,6 @@
 package dev.ductor.config;
 
-import dev.ductor.run.CoordinatorLoop;
+import dev.ductor.run.coordinator.CoordinatorLoop;
 import dev.ductor.worker.InProcessWorker;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;

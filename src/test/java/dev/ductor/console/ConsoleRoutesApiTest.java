@@ -1,6 +1,6 @@
 package dev.ductor.console;
 
-import dev.ductor.run.Coordinator;
+import dev.ductor.run.coordinator.Coordinator;
 import dev.ductor.security.DevTokenIssuer;
 import dev.ductor.support.Api;
 import io.quarkus.test.junit.QuarkusTest;

@@ -109,7 +109,7 @@ class NativeImageReadinessTest {
                 dev.ductor.api.TaskResource.ReportBody.class);
         declare("dev.ductor.error.VersionConflictException#onLostRace -> VersionConflictException.<init>#3",
                 "current: the resource its callers read afresh after a lost race (WorkflowResource, RuleResource, RunResource)",
-                dev.ductor.workflow.StoredWorkflow.class, dev.ductor.aggregate.rule.RuleView.class, dev.ductor.run.RunView.class);
+                dev.ductor.workflow.StoredWorkflow.class, dev.ductor.aggregate.rule.RuleView.class, dev.ductor.run.read.RunView.class);
         declare("dev.ductor.error.VersionConflictException#onLostRace -> VersionConflictException.<init>#4",
                 "rejected: the request body its callers pass, a JsonNode", JsonNode.class);
         declare("dev.ductor.aggregate.pool.PoolService#lostRace -> PoolService.conflict#3", "lostRace's sent, checked at its callers");
@@ -123,14 +123,14 @@ class NativeImageReadinessTest {
                 "current: what its callers' suppliers read (RuleService, ScheduleService, PoolService, WorkflowService,"
                         + " RunOperations)", dev.ductor.aggregate.rule.RuleView.class,
                 dev.ductor.aggregate.schedule.ScheduleView.class, dev.ductor.aggregate.pool.PoolView.class,
-                dev.ductor.workflow.StoredWorkflow.class, dev.ductor.run.RunView.class);
+                dev.ductor.workflow.StoredWorkflow.class, dev.ductor.run.read.RunView.class);
         declare("dev.ductor.aggregate.pool.PoolService#put -> VersionConflictException.requireVersion#4",
                 "put's sent, checked at its callers");
-        declare("dev.ductor.run.PatchRefusedException#<init> -> ConflictException.<init>#2",
+        declare("dev.ductor.run.command.PatchRefusedException#<init> -> ConflictException.<init>#2",
                 "the map one of its two factories built (both declared below)");
-        declare("dev.ductor.run.PatchRefusedException#runTerminal -> PatchRefusedException.<init>#2",
+        declare("dev.ductor.run.command.PatchRefusedException#runTerminal -> PatchRefusedException.<init>#2",
                 "runId (a UUID), runStatus (a String), saved (Boolean), current (the RunView) and rejected (the PATCH body,"
-                        + " a JsonNode)", dev.ductor.run.RunView.class);
+                        + " a JsonNode)", dev.ductor.run.read.RunView.class);
         declare("dev.ductor.api.BulkActionResource#create -> Response.ok",
                 "a dry run's answer: matched (an Integer) and sample (a List of Strings)");
         declare("dev.ductor.api.BulkActionResource#create -> Response.accepted",
@@ -138,12 +138,12 @@ class NativeImageReadinessTest {
                         + " done, skipped and failed (Integers), createdAt and updatedAt (Strings)", JsonNode.class);
         declare("dev.ductor.run.bulk.BulkActions#lambda$cancel$1 -> ConflictException.<init>#2",
                 "the job's progress as above, under current, and its id (a String)", JsonNode.class);
-        declare("dev.ductor.run.PatchRefusedException#reset -> PatchRefusedException.<init>#2",
+        declare("dev.ductor.run.command.PatchRefusedException#reset -> PatchRefusedException.<init>#2",
                 "runId (a UUID), saved (Boolean), current (the RunView) and rejected (the reset body, a JsonNode)",
-                dev.ductor.run.RunView.class);
-        declare("dev.ductor.run.PatchRefusedException#nodeAction -> PatchRefusedException.<init>#2",
+                dev.ductor.run.read.RunView.class);
+        declare("dev.ductor.run.command.PatchRefusedException#nodeAction -> PatchRefusedException.<init>#2",
                 "node and action (Strings), refusals (a List of Maps of Strings), saved (Boolean), current (the RunView)"
-                        + " and rejected (the PATCH body, a JsonNode)", dev.ductor.run.RunView.class);
+                        + " and rejected (the PATCH body, a JsonNode)", dev.ductor.run.read.RunView.class);
 
         ALLOWED_CALLS.put("dev.ductor.console.ConsoleRoutes#index -> ClassLoader.getResourceAsStream",
                 "reads META-INF/resources/console/index.html, a static resource Quarkus itself includes in a native image"

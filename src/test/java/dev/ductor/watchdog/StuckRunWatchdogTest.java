@@ -1,10 +1,10 @@
 package dev.ductor.watchdog;
 
-import dev.ductor.run.RunPatch;
-import dev.ductor.run.RunOperations;
+import dev.ductor.run.command.RunPatch;
+import dev.ductor.run.command.RunOperations;
 import dev.ductor.run.RunInbox;
 import dev.ductor.run.InboxKind;
-import dev.ductor.run.Coordinator;
+import dev.ductor.run.coordinator.Coordinator;
 import dev.ductor.run.core.OperatorActions;
 import dev.ductor.support.Fixtures;
 import dev.ductor.support.LockHolder;

@@ -2,8 +2,8 @@ package dev.ductor.worker;
 
 import dev.ductor.error.ConflictException;
 import dev.ductor.queue.QueueItem;
-import dev.ductor.run.Attempts;
-import dev.ductor.run.TickRetries;
+import dev.ductor.run.coordinator.Attempts;
+import dev.ductor.run.coordinator.TickRetries;
 import dev.ductor.support.Fixtures;
 import dev.ductor.support.ManualCoordination;
 import io.quarkus.test.junit.QuarkusTest;

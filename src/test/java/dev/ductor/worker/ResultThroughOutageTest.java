@@ -1,6 +1,6 @@
 package dev.ductor.worker;
 
-import dev.ductor.run.GroupCommit;
+import dev.ductor.run.commit.GroupCommit;
 import dev.ductor.run.LocalSteps;
 import dev.ductor.run.StepReport;
 import dev.ductor.support.Fixtures;

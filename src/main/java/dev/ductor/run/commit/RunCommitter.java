@@ -1,0 +1,227 @@
+package dev.ductor.run.commit;
+
+import dev.ductor.config.DuctorConfig;
+import dev.ductor.config.JsonCodec;
+import dev.ductor.queue.QueueRepository;
+import dev.ductor.queue.QueueSignal;
+import dev.ductor.run.LoadedRun;
+import dev.ductor.run.NodeStatesCodec;
+import dev.ductor.run.RunConflictException;
+import dev.ductor.run.RunHistory;
+import dev.ductor.run.RunInbox;
+import dev.ductor.run.RunLoader;
+import dev.ductor.run.RunOutbox;
+import dev.ductor.run.RunRows;
+import dev.ductor.run.WorkflowRunEntity;
+import dev.ductor.run.core.Effect;
+import dev.ductor.run.core.Input;
+import dev.ductor.run.core.StateChecksum;
+import dev.ductor.run.core.Tick;
+import dev.ductor.run.core.TickLimits;
+import dev.ductor.run.core.TickResult;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import org.hibernate.Session;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The one load, tick, commit shell, for every command that changes a run that exists (a coordinator's tick, an
+ * operator's PATCH), in the caller's transaction: {@link #tick} loads the run (checksum verified) with its pending
+ * inbox, ticks it on that inbox followed by the command's own inputs, and commits the result: first the run row
+ * through Hibernate's versioned UPDATE ({@link RunRows#write}, so a lost race fails, as {@link RunConflictException},
+ * before anything else is written), then the history rows, the outbox (queue rows for every effect, and the
+ * superseded attempts of an operator's retry or skip taken off the queue) and the consumed inbox rows. Nothing leaves
+ * the database before the commit, so a losing tick leaves no trace and a crash after the commit loses nothing.
+ *
+ * <p>What differs between commands is a {@link Command}. What a lost race becomes is the caller's: the coordinator
+ * retries the whole shell, each try in a new transaction ({@link TickRetries}, which also meters each try, since its
+ * outcome is known only once the transaction ends); the API answers 409. New runs are inserted, not loaded:
+ * {@link RunStarter} ticks them fresh and writes them in batches, sealed by {@link #checksum} and dispatched through
+ * the same {@link RunOutbox}; many runs' step results are {@link GroupCommit}'s.
+ */
+@ApplicationScoped
+public class RunCommitter {
+
+    /**
+     * What differs between the commands that tick a run.
+     *
+     * @param after        inputs applied after the run's pending inbox: a coordinator's carried step results, an
+     *                     operator's node actions
+     * @param acting       the caller acts on the outcome even when the tick changes nothing (it acknowledges wakeups)
+     * @param allOrNothing an operator's change: refused as a whole when the run finishes on its pending inbox or the
+     *                     tick refuses one of its actions (the pending inbox alone is committed then, as the
+     *                     coordinator would next); when it changes nothing the row is still resealed
+     * @param tier         the run's new tier, written with the tick, or null
+     */
+    public record Command(List<Input> after, boolean acting, boolean allOrNothing, String tier) {
+
+        /** A coordinator's tick: the results it carries; {@code acking} when it acknowledges wakeups on the outcome. */
+        public static Command coordinator(List<Input> carried, boolean acking) {
+            return new Command(carried, acking, false, null);
+        }
+
+        /** An operator's change: node actions and a new tier (null: unchanged). */
+        public static Command operator(List<Input> actions, String tier) {
+            return new Command(actions, false, true, tier);
+        }
+    }
+
+    /**
+     * What the shell committed: the tick (null when the run is gone or finished: nothing was ticked), and, when an
+     * all-or-nothing command was refused, the tick it was refused on (its {@code refusedActions} say why), else null.
+     */
+    public record Ticked(TickResult committed, TickResult refused) {
+    }
+
+    private final EntityManager em;
+    private final NodeStatesCodec codec;
+    private final QueueRepository queue;
+    private final RunInbox inbox;
+    private final JsonCodec json;
+    private final QueueSignal signal;
+    private final RunHistory history;
+    private final RunOutbox outbox;
+    private final RunRows rows;
+    private final RunLoader loader;
+    private final ChildRuns children;
+    private final TickLimits limits;
+
+    @Inject
+    public RunCommitter(EntityManager em, NodeStatesCodec codec, QueueRepository queue, RunInbox inbox, JsonCodec json,
+                        QueueSignal signal, RunHistory history, RunOutbox outbox, RunRows rows, RunLoader loader,
+                        ChildRuns children, DuctorConfig config) {
+        this.children = children;
+        this.limits = new TickLimits(config.workflow().maxFanOut());
+        this.rows = rows;
+        this.signal = signal;
+        this.history = history;
+        this.outbox = outbox;
+        this.em = em;
+        this.codec = codec;
+        this.queue = queue;
+        this.inbox = inbox;
+        this.json = json;
+        this.loader = loader;
+    }
+
+    /** Load, tick and commit one run for {@code command}, in the caller's transaction. */
+    public Ticked tick(UUID runId, Command command, Instant now) {
+        Optional<LoadedRun> found = loader.load(runId);
+        if (found.isEmpty()) {
+            return new Ticked(null, null);
+        }
+        LoadedRun loaded = found.get();
+        WorkflowRunEntity run = loaded.entity();
+        if (loaded.snapshot().status().isTerminal()) {
+            inbox.drain(runId, now);
+            return new Ticked(null, null);
+        }
+        List<Input> inputs = new ArrayList<>(loaded.inbox());
+        inputs.addAll(command.after());
+        TickResult result = Tick.tick(loaded.snapshot(), inputs, now, limits);
+        TickResult refused = null;
+        if (command.allOrNothing()) {
+            TickResult met = Tick.tick(loaded.snapshot(), loaded.inbox(), now, limits); // the state the change meets
+            if (met.status().isTerminal() || !result.refusedActions().isEmpty()) {
+                refused = result;
+                result = met;
+            }
+        }
+        boolean retier = refused == null && command.tier() != null && !command.tier().equals(run.tier);
+        if (retier) {
+            rows.changeTier(run, command.tier(), now);
+        }
+        if (!result.isNoop()) {
+            commit(loaded, result, now);
+        } else if (refused == null && command.allOrNothing()) {
+            rows.reseal(run, checksum(run.tier, result)); // the checksum covers the tier
+        } else if (refused == null && command.acting() && leavesBuffered(loaded.inbox(), result)) {
+            // Acking the wakeups while inputs stay pending is a decision on the row and the inbox together: the version
+            // must cover it. A writer that read the run before those inputs arrived and has not written yet would
+            // otherwise still match its version, commit a state that waits for them without having seen them, and
+            // leave no wakeup behind. Bumped, that writer loses its race and re-reads.
+            rows.touch(run, now);
+        } else if (refused == null && (command.acting() || !result.discardedInputs().isEmpty())) {
+            confirmUnchanged(loaded);
+        }
+        inbox.markConsumed(result.discardedInputs(), now);
+        if (retier) {
+            // After the versioned UPDATE: a native query before it would auto-flush the row a second time.
+            queue.retier(runId, command.tier());
+        }
+        return new Ticked(result, refused);
+    }
+
+    /** Writes a tick's result on a loaded run: the row by the versioned UPDATE, then its history, outbox and inbox. */
+    public void commit(LoadedRun loaded, TickResult result, Instant now) {
+        WorkflowRunEntity run = loaded.entity();
+        rows.write(run, result.status().name(), codec.write(result.nodes()), result.lastSeq(), json.write(result.output()),
+                checksum(run.tier, result), now);
+        history.append(run.runId, result.transitions(), now);
+        if (result.status().isTerminal()) {
+            queue.deleteForRun(run.runId);
+        } else {
+            for (Effect effect : result.effects()) {
+                if (effect instanceof Effect.SupersedeTasks superseded) {
+                    queue.supersedeTasks(run.runId, superseded.node(), superseded.throughAttempt());
+                }
+            }
+            outbox.write(outbox.items(run.runId, run.tenant, run.tier, result.effects(), now), now);
+        }
+        children.apply(run.runId, run.tenant, run.tier, result.effects(), now);
+        if (result.status().isTerminal() && run.parentRunId != null) {
+            children.ended(new RunRows.ParentLink(run.parentRunId, run.parentNode, run.parentAttempt), run.tenant, run.tier,
+                    run.runId, run.workflowName, result, now);
+        }
+        inbox.markConsumed(result.consumedInputs(), now);
+    }
+
+    /**
+     * A tick that changes nothing still decides something: that its wakeups may be acked and its discarded inputs
+     * dropped. That decision was made on the loaded version, so it holds only if the run is still there, checked under
+     * a share lock: a writer that has updated the row but not yet committed (a group commit that read the run before
+     * a signal arrived) is waited for, and then this is a lost race like any other. Without it, the no-op acked the
+     * signal's wakeup on the old state, the writer committed a state that waits for the signal, and nothing ever
+     * ticked the run again (the lost wakeup found by the chaos trial).
+     */
+    private void confirmUnchanged(LoadedRun loaded) {
+        WorkflowRunEntity run = loaded.entity();
+        Long current = em.unwrap(Session.class).doReturningWork(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "SELECT db_record_version FROM eec_workflow_run WHERE run_id = ? FOR SHARE")) {
+                statement.setObject(1, run.runId);
+                try (ResultSet rs = statement.executeQuery()) {
+                    return rs.next() ? rs.getLong(1) : null;
+                }
+            }
+        });
+        if (current == null || current != run.dbRecordVersion) {
+            throw new RunConflictException(run.runId, run.dbRecordVersion, current, null);
+        }
+    }
+
+    /** Whether the tick leaves some of the pending inbox pending: neither consumed nor discarded (a buffered signal). */
+    private static boolean leavesBuffered(List<Input> inbox, TickResult result) {
+        return inbox.stream().anyMatch(input -> input.id() != 0 && !result.consumedInputs().contains(input.id())
+                && !result.discardedInputs().contains(input.id()));
+    }
+
+    /** The seal of a tick's new state on a run of {@code tier}: every writer of a run row computes it here. */
+    static String checksum(String tier, TickResult result) {
+        return StateChecksum.of(new StateChecksum.Covered(result.status().name(), result.lastSeq(), tier, result.output(),
+                result.nodes()));
+    }
+
+    /** Wakes this JVM's coordinator loops when the current transaction commits (a wakeup was queued outside a tick). */
+    public void nudgeAfterCommit() {
+        signal.afterCommit(QueueSignal.Channel.COORDINATORS);
+    }
+}
