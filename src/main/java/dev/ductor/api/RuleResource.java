@@ -57,7 +57,8 @@ public class RuleResource {
         String tenant = caller.tenant();
         NamedAggregates.Put<RuleView> result = VersionConflictException.onLostRace("Rule '" + name + "'", expected, body,
                 () -> rules.put(tenant, name, body, expected, caller.subject()), () -> rules.get(tenant, name), RuleView::version);
-        return Versions.put(result.created(), "/api/v1/rules/" + name, result.view(), result.view().version());
+        RuleView view = result.view(); // typed here: the JSON body's type stays visible to the native image
+        return Versions.put(result.created(), "/api/v1/rules/" + name, view, view.version());
     }
 
     /**

@@ -60,7 +60,8 @@ public class ScheduleResource {
         NamedAggregates.Put<ScheduleView> result = VersionConflictException.onLostRace("Schedule '" + name + "'", expected, body,
                 () -> schedules.put(tenant, name, body, expected, caller.subject()), () -> schedules.get(tenant, name),
                 ScheduleView::version);
-        return Versions.put(result.created(), "/api/v1/schedules/" + name, result.view(), result.view().version());
+        ScheduleView view = result.view(); // typed here: the JSON body's type stays visible to the native image
+        return Versions.put(result.created(), "/api/v1/schedules/" + name, view, view.version());
     }
 
     @GET
