@@ -156,8 +156,9 @@ public class GroupCommit {
         }
 
         boolean[] won = runs.update(planned.stream().map(p -> new RunRows.Write(p.row().runId(), p.row().version(),
-                p.result().status().name(), codec.write(p.result().nodes()), RunCommitter.checksum(p.row().tier(), p.result()),
-                p.result().lastSeq(), json.write(p.result().output()))).toList(), now);
+                p.result().status().name(), p.row().tier(), p.row().revision(), codec.write(p.result().nodes()),
+                RunCommitter.checksum(p.row().tier(), p.result()), p.result().lastSeq(), json.write(p.result().output())))
+                .toList(), now);
 
         Map<UUID, List<Transition>> transitions = new LinkedHashMap<>();
         List<UUID> finished = new ArrayList<>();

@@ -48,7 +48,6 @@ public class RunOperations {
     private final WorkflowService workflows;
     private final DuctorConfig.Limits limits;
     private final RunLoader loader;
-    private final RunRows rows;
     private final int maxFanOut;
 
     @Inject
@@ -57,9 +56,8 @@ public class RunOperations {
 
     public RunOperations(EntityManager em, RunQueries queries, RunCommitter committer, RunInbox inbox,
                          QueueRepository queue, DuctorMetrics metrics, Clock clock, WorkflowService workflows,
-                         DuctorConfig config, RunLoader loader, RunRows rows) {
+                         DuctorConfig config, RunLoader loader) {
         this.loader = loader;
-        this.rows = rows;
         this.maxFanOut = config.workflow().maxFanOut();
         this.workflows = workflows;
         this.limits = config.limits();
@@ -196,21 +194,23 @@ public class RunOperations {
      */
     @Transactional(dontRollbackOn = PatchRefusedException.class)
     public RunView patch(String tenant, UUID runId, OptionalLong ifMatch, RunPatch patch, JsonNode rejected) {
-        WorkflowRunEntity run = queries.find(tenant, runId);
-        VersionConflictException.requireVersion("Run " + runId, ifMatch, run.dbRecordVersion, () -> queries.view(run), rejected);
-        if (!"RUNNING".equals(run.status)) {
-            throw PatchRefusedException.runTerminal(runId, run.status, false, queries.view(run), rejected);
+        // The run's view is read only once nothing more is written (queries.view): the write is by statement.
+        RunQueries.RunHeader run = queries.header(tenant, runId);
+        VersionConflictException.requireVersion("Run " + runId, ifMatch, run.version(), () -> queries.view(tenant, runId), rejected);
+        if (!"RUNNING".equals(run.status())) {
+            throw PatchRefusedException.runTerminal(runId, run.status(), false, queries.view(tenant, runId), rejected);
         }
         List<Input> actions = new ArrayList<>();
         patch.nodes().forEach((node, action) -> actions.add(new Input.OperatorAction(0, node, action)));
-        RunCommitter.Ticked ticked = committer.tick(runId, RunCommitter.Command.operator(actions, patch.tier()), clock.instant());
+        RunCommitter.Ticked ticked = committer.tick(runId, RunCommitter.Command.operator(actions, patch.tier(), run.version()),
+                clock.instant());
         if (ticked.refused() != null) {
             TickResult met = ticked.committed();
             throw met.status().isTerminal()
-                    ? PatchRefusedException.runTerminal(runId, met.status().name(), true, queries.view(run), rejected)
-                    : PatchRefusedException.nodeAction(ticked.refused().refusedActions(), queries.view(run), rejected);
+                    ? PatchRefusedException.runTerminal(runId, met.status().name(), true, queries.view(tenant, runId), rejected)
+                    : PatchRefusedException.nodeAction(ticked.refused().refusedActions(), queries.view(tenant, runId), rejected);
         }
-        return queries.view(run);
+        return queries.view(tenant, runId);
     }
 
     /**
@@ -220,20 +220,23 @@ public class RunOperations {
      */
     @Transactional
     public RunView reset(String tenant, UUID runId, OptionalLong ifMatch, RunReset reset, String by, JsonNode rejected) {
-        WorkflowRunEntity run = queries.find(tenant, runId);
-        VersionConflictException.requireVersion("Run " + runId, ifMatch, run.dbRecordVersion, () -> queries.view(run), rejected);
-        if ("RUNNING".equals(run.status)) {
+        RunQueries.RunHeader run = queries.header(tenant, runId);
+        VersionConflictException.requireVersion("Run " + runId, ifMatch, run.version(), () -> queries.view(tenant, runId), rejected);
+        if ("RUNNING".equals(run.status())) {
             throw PatchRefusedException.reset(runId, "run-running", "Run " + runId + " is still RUNNING; a reset reopens a"
-                    + " finished run (retry or skip its nodes with PATCH instead).", queries.view(run), rejected);
+                    + " finished run (retry or skip its nodes with PATCH instead).", queries.view(tenant, runId), rejected);
         }
-        if ("SUCCEEDED".equals(run.status) && !reset.reopenSucceeded()) {
+        if ("SUCCEEDED".equals(run.status()) && !reset.reopenSucceeded()) {
             throw PatchRefusedException.reset(runId, "run-succeeded", "Run " + runId + " SUCCEEDED; to run it again from"
-                    + " some of its nodes, say so with \"reopenSucceeded\": true.", queries.view(run), rejected);
+                    + " some of its nodes, say so with \"reopenSucceeded\": true.", queries.view(tenant, runId), rejected);
         }
         LoadedRun loaded = loader.load(runId).orElseThrow();
+        if (loaded.row().version() != run.version()) { // changed since the check: as the versioned UPDATE would say
+            throw new RunConflictException(runId, run.version(), loaded.row().version(), loaded.row().lastSeq());
+        }
         WorkflowService.Pinned target = reset.toCurrentRevision()
-                ? workflows.current(tenant, run.workflowName)
-                : new WorkflowService.Pinned(run.workflowRevision, loaded.snapshot().definition());
+                ? workflows.current(tenant, run.workflowName())
+                : new WorkflowService.Pinned(run.workflowRevision(), loaded.snapshot().definition());
         Set<String> from = new LinkedHashSet<>();
         if (reset.failedOnly()) {
             loaded.snapshot().nodes().forEach((id, node) -> {
@@ -246,19 +249,16 @@ public class RunOperations {
         List<String> unknown = from.stream().filter(id -> target.definition().node(id).isEmpty()).toList();
         if (!unknown.isEmpty()) {
             throw PatchRefusedException.reset(runId, "unknown-nodes", "Revision " + target.revision() + " of workflow '"
-                    + run.workflowName + "' has no node " + String.join(", ", unknown) + ".", queries.view(run), rejected);
+                    + run.workflowName() + "' has no node " + String.join(", ", unknown) + ".", queries.view(tenant, runId), rejected);
         }
         if (from.isEmpty()) {
             throw PatchRefusedException.reset(runId, "nothing-to-reset", "Run " + runId + " has no node to reset: name"
-                    + " them in fromNodes, or use failedOnly on a run with failed or cancelled nodes.", queries.view(run), rejected);
+                    + " them in fromNodes, or use failedOnly on a run with failed or cancelled nodes.", queries.view(tenant, runId), rejected);
         }
         Instant now = clock.instant();
         TickResult result = Tick.reset(loaded.snapshot(), target.definition(), target.revision(), from,
                 "reset by " + by + " from " + String.join(", ", from), now, new TickLimits(maxFanOut));
-        if (target.revision() != run.workflowRevision) {
-            rows.changeRevision(run, target.revision());
-        }
-        committer.commit(loaded, result, now);
-        return queries.view(run);
+        committer.commit(loaded, result, loaded.row().tier(), target.revision(), now);
+        return queries.view(tenant, runId);
     }
 }

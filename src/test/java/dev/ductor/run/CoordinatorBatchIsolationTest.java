@@ -12,7 +12,6 @@ import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -64,7 +63,7 @@ class CoordinatorBatchIsolationTest {
     AgroalDataSource dataSource;
 
     @Inject
-    EntityManager em;
+    RunRows rows;
 
     @Inject
     WorkflowService workflows;
@@ -129,7 +128,7 @@ class CoordinatorBatchIsolationTest {
                 return loaded;
             }
         };
-        slowLoader.em = em;
+        slowLoader.rows = rows;
         slowLoader.workflows = workflows;
         slowLoader.codec = codec;
         slowLoader.inbox = inbox;

@@ -10,7 +10,6 @@ import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -65,7 +64,7 @@ class RetryScheduleTimingTest {
     Clock clock;
 
     @Inject
-    EntityManager em;
+    RunRows rows;
 
     @Inject
     WorkflowService workflows;
@@ -94,7 +93,7 @@ class RetryScheduleTimingTest {
                 return loaded;
             }
         };
-        racingLoader.em = em;
+        racingLoader.rows = rows;
         racingLoader.workflows = workflows;
         racingLoader.codec = codec;
         racingLoader.inbox = inbox;
