@@ -7,8 +7,6 @@ import dev.ductor.error.LimitReachedException;
 import dev.ductor.error.UndeclaredSignalException;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.metrics.DuctorMetrics;
-import dev.ductor.queue.NewQueueItem;
-import dev.ductor.queue.QueueRepository;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.RequestFingerprint;
 import dev.ductor.run.core.TickResult;
@@ -42,7 +40,6 @@ public class RunOperations {
     private final RunQueries queries;
     private final RunCommitter committer;
     private final RunInbox inbox;
-    private final QueueRepository queue;
     private final DuctorMetrics metrics;
     private final Clock clock;
     private final WorkflowService workflows;
@@ -55,7 +52,7 @@ public class RunOperations {
     static final int SIGNAL_BOUND_MARGIN = 256;
 
     public RunOperations(EntityManager em, RunQueries queries, RunCommitter committer, RunInbox inbox,
-                         QueueRepository queue, DuctorMetrics metrics, Clock clock, WorkflowService workflows,
+                         DuctorMetrics metrics, Clock clock, WorkflowService workflows,
                          DuctorConfig config, RunLoader loader) {
         this.loader = loader;
         this.maxFanOut = config.workflow().maxFanOut();
@@ -65,7 +62,6 @@ public class RunOperations {
         this.queries = queries;
         this.committer = committer;
         this.inbox = inbox;
-        this.queue = queue;
         this.metrics = metrics;
         this.clock = clock;
     }
@@ -145,11 +141,9 @@ public class RunOperations {
                     "Run " + runId + " already has " + bound + " signals waiting to be applied.");
         }
         Instant now = clock.instant();
-        boolean fresh = inbox.deliver(runId, InboxKind.SIGNAL, "signal:" + idempotencyKey, null, null, null, signal.toString(), now);
-        if (fresh) {
-            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant(), run.tier(), runId, now)), now);
-            committer.nudgeAfterCommit();
-        } else {
+        boolean fresh = inbox.deliverAndWake(RunInbox.Delivery.signal(runId, run.tenant(), run.tier(), idempotencyKey,
+                signal.toString()), now);
+        if (!fresh) {
             requireSameSignal(runId, idempotencyKey, signal);
         }
         metrics.signal(fresh ? "accepted" : "duplicate");
@@ -179,10 +173,7 @@ public class RunOperations {
         }
         Instant now = clock.instant();
         String body = queries.json().mapper().createObjectNode().put("reason", reason).toString();
-        if (inbox.deliver(runId, InboxKind.CANCEL, "cancel", null, null, null, body, now)) {
-            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant(), run.tier(), runId, now)), now);
-            committer.nudgeAfterCommit();
-        }
+        inbox.deliverAndWake(RunInbox.Delivery.cancel(runId, run.tenant(), run.tier(), body), now);
     }
 
     /**
