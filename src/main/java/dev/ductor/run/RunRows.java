@@ -77,6 +77,42 @@ public class RunRows {
         }
     }
 
+    /**
+     * A new run's row, with its first tick applied: {@link #insert} writes it at version 0. {@code tags} is the JSON
+     * object of its tags, null for none: bound as NULL, so a start without tags writes no entry into their index.
+     */
+    public record NewRun(UUID runId, String tenant, String workflowName, int revision, String status, String tier,
+                         String nodeStates, long lastSeq, String checksum, String input, String output,
+                         String idempotencyKey, String correlationKey, String fingerprint, ParentLink parent, String tags) {
+
+        public NewRun(UUID runId, String tenant, String workflowName, int revision, String status, String tier,
+                      String nodeStates, long lastSeq, String checksum, String input, String output,
+                      String idempotencyKey, String correlationKey, String fingerprint) {
+            this(runId, tenant, workflowName, revision, status, tier, nodeStates, lastSeq, checksum, input, output,
+                    idempotencyKey, correlationKey, fingerprint, null, null);
+        }
+    }
+
+    /** A start whose rows {@link #start} writes: its run row (at version 0) and its first transitions. */
+    public record NewStart(NewRun run, Instant createdAt, List<Transition> transitions) {
+    }
+
+    /** What {@link #start} wrote: the runs inserted, and the ids of their leased items by task key. */
+    public record StartsWritten(Set<UUID> runs, Map<String, Long> leasedIds) {
+    }
+
+    /**
+     * The order in which every multi-row insert of runs takes their idempotency keys: two pods' groups that share keys
+     * would otherwise each hold one the other waits for on the unique index. Stable, so of two starts with one key in
+     * one group the first still wins.
+     */
+    static final Comparator<NewRun> KEY_ORDER = Comparator.comparing(NewRun::tenant)
+            .thenComparing(NewRun::workflowName)
+            .thenComparing(NewRun::idempotencyKey, Comparator.nullsLast(Comparator.naturalOrder()));
+
+    // ---- Every statement on eec_workflow_run this class runs: its reads and locks, the one UPDATE, the one INSERT
+    // (with START, which embeds it), and retention's DELETE. ArchitectureTest checks there are no other writes.
+
     // The columns of a Row, in its order (row(ResultSet)).
     private static final String ROW_COLUMNS = """
             run_id, tenant, workflow_name, workflow_revision, status, tier, CAST(node_states AS text), last_transition_seq,
@@ -118,22 +154,6 @@ public class RunRows {
              WHERE run_id = w.id AND db_record_version = w.expected_version
             RETURNING run_id""";
 
-    /**
-     * A new run's row, with its first tick applied: {@link #insert} writes it at version 0. {@code tags} is the JSON
-     * object of its tags, null for none: bound as NULL, so a start without tags writes no entry into their index.
-     */
-    public record NewRun(UUID runId, String tenant, String workflowName, int revision, String status, String tier,
-                         String nodeStates, long lastSeq, String checksum, String input, String output,
-                         String idempotencyKey, String correlationKey, String fingerprint, ParentLink parent, String tags) {
-
-        public NewRun(UUID runId, String tenant, String workflowName, int revision, String status, String tier,
-                      String nodeStates, long lastSeq, String checksum, String input, String output,
-                      String idempotencyKey, String correlationKey, String fingerprint) {
-            this(runId, tenant, workflowName, revision, status, tier, nodeStates, lastSeq, checksum, input, output,
-                    idempotencyKey, correlationKey, fingerprint, null, null);
-        }
-    }
-
     // The one INSERT of the run row, for one run (arrays of one) and for many: each row from bound arrays (r), at
     // version 0, in the arrays' order (ORDER BY r.ord: the callers sort them by KEY_ORDER). A run whose idempotency key
     // is taken, by an earlier start or by one before it in this very statement, is not inserted: ON CONFLICT DO NOTHING,
@@ -165,14 +185,6 @@ public class RunRows {
     // The transactional start's: its runs' revisions were read in its own transaction (or pinned by a parent).
     private static final String INSERT_RUNS = INSERT.formatted("true");
 
-    /** A start whose rows {@link #start} writes: its run row (at version 0) and its first transitions. */
-    public record NewStart(NewRun run, Instant createdAt, List<Transition> transitions) {
-    }
-
-    /** What {@link #start} wrote: the runs inserted, and the ids of their leased items by task key. */
-    public record StartsWritten(Set<UUID> runs, Map<String, Long> leasedIds) {
-    }
-
     // A group of API starts in one statement, so in one round trip that is also its commit (autocommit): the runs, their
     // history and their first queue items, each table's rows from bound arrays. A transactional start takes five
     // round trips (the revision's SELECT, three INSERTs, the COMMIT) and the JTA and Hibernate work around them, all
@@ -198,14 +210,23 @@ public class RunRows {
             INSERT.formatted(WorkflowService.isCurrentRevision("r.tenant", "r.workflow_name", "r.revision")),
             QueueRepository.insertItemsFromArrays("started"));
 
-    /**
-     * The order in which every multi-row insert of runs takes their idempotency keys: two pods' groups that share keys
-     * would otherwise each hold one the other waits for on the unique index. Stable, so of two starts with one key in
-     * one group the first still wins.
-     */
-    static final Comparator<NewRun> KEY_ORDER = Comparator.comparing(NewRun::tenant)
-            .thenComparing(NewRun::workflowName)
-            .thenComparing(NewRun::idempotencyKey, Comparator.nullsLast(Comparator.naturalOrder()));
+    // Retention's lock: FOR UPDATE, the DELETE's own lock, so from here to the commit no tick, reset or inbox delivery
+    // (whose foreign key check takes KEY SHARE) can touch the runs. SKIP LOCKED: a run some tick holds is busy, not
+    // expired, and another pod's retention batch takes other runs instead of waiting for this one's. In run id order,
+    // as every multi-run writer locks.
+    private static final String LOCK_FINISHED = """
+            SELECT run_id, db_record_version FROM eec_workflow_run
+             WHERE run_id = ANY(?) AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
+             ORDER BY run_id FOR UPDATE SKIP LOCKED""";
+
+    // The status is checked again here, not only in the scan that chose the runs: a finished run may have been reset to
+    // RUNNING since (POST /runs/{id}/reset), which also moved its version; either check alone would refuse it.
+    static final String DELETE_FINISHED = """
+            DELETE FROM eec_workflow_run
+             USING unnest(CAST(? AS uuid[]), CAST(? AS bigint[])) AS w(id, expected_version)
+             WHERE run_id = w.id AND db_record_version = w.expected_version
+               AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
+            RETURNING run_id""";
 
     @Inject EntityManager em;
     @Inject AgroalDataSource dataSource;
@@ -498,24 +519,6 @@ public class RunRows {
             }
         });
     }
-
-    // Retention's lock: FOR UPDATE, the DELETE's own lock, so from here to the commit no tick, reset or inbox delivery
-    // (whose foreign key check takes KEY SHARE) can touch the runs. SKIP LOCKED: a run some tick holds is busy, not
-    // expired, and another pod's retention batch takes other runs instead of waiting for this one's. In run id order,
-    // as every multi-run writer locks.
-    private static final String LOCK_FINISHED = """
-            SELECT run_id, db_record_version FROM eec_workflow_run
-             WHERE run_id = ANY(?) AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
-             ORDER BY run_id FOR UPDATE SKIP LOCKED""";
-
-    // The status is checked again here, not only in the scan that chose the runs: a finished run may have been reset to
-    // RUNNING since (POST /runs/{id}/reset), which also moved its version; either check alone would refuse it.
-    static final String DELETE_FINISHED = """
-            DELETE FROM eec_workflow_run
-             USING unnest(CAST(? AS uuid[]), CAST(? AS bigint[])) AS w(id, expected_version)
-             WHERE run_id = w.id AND db_record_version = w.expected_version
-               AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
-            RETURNING run_id""";
 
     /**
      * Locks those of the runs that are finished and not locked by anyone else, until the transaction ends; the answer
