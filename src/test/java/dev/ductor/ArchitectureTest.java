@@ -279,6 +279,47 @@ class ArchitectureTest {
                 .check(MAIN);
     }
 
+    /**
+     * The run row changes in one way: one UPDATE statement (for one run, arrays of one; for a group commit, many), one
+     * INSERT statement, and retention's DELETE, all three constants of {@link RunRows}; no other constant of the code
+     * writes the table. The run entity is read-only ({@code @Immutable}) and no class sets a field of it, so Hibernate
+     * never flushes a second UPDATE form.
+     */
+    @Test
+    void theRunRowHasOneUpdateOneInsertAndRetentionsDelete() {
+        Pattern write = Pattern.compile("(?is)\\b(update\\s+(?:only\\s+)?eec_workflow_run|insert\\s+into\\s+eec_workflow_run"
+                + "|delete\\s+from\\s+(?:only\\s+)?eec_workflow_run|merge\\s+into\\s+eec_workflow_run"
+                + "|truncate\\s+(?:table\\s+)?(?:only\\s+)?eec_workflow_run)\\b");
+        Map<String, List<String>> forms = new TreeMap<>();
+        List<String> elsewhere = new ArrayList<>();
+        stringConstants().forEach((type, constants) -> {
+            for (String constant : constants) {
+                Matcher statement = write.matcher(constant);
+                while (statement.find()) {
+                    String verb = statement.group(1).trim().split("\\s+")[0].toUpperCase();
+                    if (type.equals(RunRows.class.getName())) {
+                        forms.computeIfAbsent(verb, k -> new ArrayList<>()).add(oneLine(constant));
+                    } else {
+                        elsewhere.add(type + ": " + oneLine(constant));
+                    }
+                }
+            }
+        });
+        assertTrue(elsewhere.isEmpty(), "writes of the run row outside RunRows:\n  " + String.join("\n  ", elsewhere));
+        assertTrue(forms.keySet().equals(Set.of("UPDATE", "INSERT", "DELETE")), "the run row's write statements are one"
+                + " UPDATE, one INSERT and retention's DELETE; found " + forms);
+        forms.forEach((verb, statements) -> assertTrue(statements.size() == 1, "one " + verb + " form of the run row,"
+                + " its batch twin being the same statement with arrays; found " + statements.size() + ":\n  "
+                + String.join("\n  ", statements)));
+        assertTrue(WorkflowRunEntity.class.isAnnotationPresent(org.hibernate.annotations.Immutable.class),
+                "WorkflowRunEntity must be @Immutable: a flush of a loaded run would be a second UPDATE form");
+        noClasses().that().doNotHaveFullyQualifiedName(WorkflowRunEntity.class.getName())
+                .should().setFieldWhere(DescribedPredicate.describe("a field of WorkflowRunEntity",
+                        (JavaFieldAccess access) -> access.getTargetOwner().isEquivalentTo(WorkflowRunEntity.class)))
+                .because("the run entity is read-only: the row changes through RunRows' one UPDATE only")
+                .check(MAIN);
+    }
+
     /** A migration never writes the run row but by the versioned UPDATE: a data fix must bump the version too. */
     @Test
     void migrationsWriteTheRunRowOnlyVersioned() throws IOException {

@@ -1,5 +1,6 @@
 package dev.ductor.run;
 
+import dev.ductor.queue.NewQueueItem;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -17,7 +18,9 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * What reaches a run from outside, waiting for the next tick. Raw SQL because the deduplication is
+ * What reaches a run from outside, waiting for the next tick. Every sender (a step's result, a result that lost its
+ * group commit's race, a signal, a cancellation, a child run's end) comes in by {@link #deliverAndWake}: the message,
+ * then a wakeup for the run, in the sender's transaction. Raw SQL because the deduplication is
  * {@code ON CONFLICT DO NOTHING} on {@code UNIQUE (run_id, dedup_key)}: a repeated delivery is a no-op
  * decided by the database, not by a read-then-insert that two deliveries could both pass.
  */
@@ -25,8 +28,62 @@ import java.util.UUID;
 public class RunInbox {
 
     @Inject EntityManager em;
+    @Inject RunOutbox outbox;
+
+    /** A message for a run's inbox, and the run's tenant and tier, for the wakeup that follows it. */
+    public record Delivery(UUID runId, String tenant, String tier, InboxKind kind, String dedupKey, String nodeId,
+                           Integer attempt, Long taskId, String payload) {
+
+        /** A step's outcome for a node's attempt: one key per attempt, so it is applied once however often it comes. */
+        public static Delivery result(UUID runId, String tenant, String tier, String node, int attempt, Long taskId,
+                                      String payload) {
+            return new Delivery(runId, tenant, tier, InboxKind.TASK_RESULT, StepReport.dedupKey(node, attempt), node,
+                    attempt, taskId, payload);
+        }
+
+        /** A signal, under its sender's idempotency key. */
+        public static Delivery signal(UUID runId, String tenant, String tier, String idempotencyKey, String payload) {
+            return new Delivery(runId, tenant, tier, InboxKind.SIGNAL, "signal:" + idempotencyKey, null, null, null, payload);
+        }
+
+        /** A cancellation: one per run, the first one's reason kept. */
+        public static Delivery cancel(UUID runId, String tenant, String tier, String payload) {
+            return new Delivery(runId, tenant, tier, InboxKind.CANCEL, "cancel", null, null, null, payload);
+        }
+    }
 
     /**
+     * The one door to a run's inbox from outside its tick: delivers the message and, when it is new, queues a wakeup for
+     * the run in the same transaction (its coordinators are nudged once that commits). A repeat wakes nothing: its first
+     * delivery was committed with its own wakeup. True when the delivery was new.
+     */
+    public boolean deliverAndWake(Delivery delivery, Instant now) {
+        boolean fresh = deliver(delivery, now);
+        if (fresh) {
+            outbox.write(List.of(NewQueueItem.wakeup(delivery.tenant(), delivery.tier(), delivery.runId(), now)), now);
+        }
+        return fresh;
+    }
+
+    /** {@link #deliverAndWake(Delivery, Instant)} for many messages: the new ones' wakeups in one batch. */
+    public void deliverAndWake(List<Delivery> deliveries, Instant now) {
+        List<NewQueueItem> wakeups = new ArrayList<>();
+        for (Delivery delivery : deliveries) {
+            if (deliver(delivery, now)) {
+                wakeups.add(NewQueueItem.wakeup(delivery.tenant(), delivery.tier(), delivery.runId(), now));
+            }
+        }
+        if (!wakeups.isEmpty()) {
+            outbox.write(wakeups, now);
+        }
+    }
+
+    private boolean deliver(Delivery d, Instant now) {
+        return deliver(d.runId(), d.kind(), d.dedupKey(), d.nodeId(), d.attempt(), d.taskId(), d.payload(), now);
+    }
+
+    /**
+     * The inbox row alone, without a wakeup (main code delivers through {@link #deliverAndWake}; tests plant rows here).
      * True when this delivery was new; false when the same dedup key was delivered before. Plain JDBC: every signal and
      * every result that misses its group commit delivers here, and Hibernate's native-query machinery around an
      * executeUpdate cost more than the INSERT itself.

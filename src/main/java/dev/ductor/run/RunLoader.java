@@ -11,7 +11,6 @@ import dev.ductor.workflow.WorkflowService;
 import dev.ductor.workflow.model.WorkflowDefinition;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -23,27 +22,20 @@ import java.util.UUID;
 @ApplicationScoped
 public class RunLoader {
 
-    @Inject EntityManager em;
+    @Inject RunRows rows;
     @Inject WorkflowService workflows;
     @Inject NodeStatesCodec codec;
     @Inject RunInbox inbox;
     @Inject JsonCodec json;
 
     public Optional<LoadedRun> load(UUID runId) {
-        WorkflowRunEntity entity = em.find(WorkflowRunEntity.class, runId);
-        if (entity == null) {
+        RunRows.Row row = rows.read(runId);
+        if (row == null) {
             return Optional.empty();
         }
-        RunSnapshot snapshot = snapshot(entity);
+        RunSnapshot snapshot = snapshot(row);
         List<Input> inputs = snapshot.status().isTerminal() ? List.of() : inputs(runId);
-        return Optional.of(new LoadedRun(entity, snapshot, inputs));
-    }
-
-    RunSnapshot snapshot(WorkflowRunEntity entity) {
-        return snapshot(new RunRows.Row(entity.runId, entity.tenant, entity.workflowName, entity.workflowRevision,
-                entity.status, entity.tier, entity.nodeStates, entity.lastTransitionSeq, entity.stateChecksum,
-                entity.dbRecordVersion, entity.input, entity.output, entity.parentRunId == null ? null
-                : new RunRows.ParentLink(entity.parentRunId, entity.parentNode, entity.parentAttempt)));
+        return Optional.of(new LoadedRun(row, snapshot, inputs));
     }
 
     /**

@@ -6,6 +6,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
+import org.hibernate.annotations.Immutable;
 import org.hibernate.annotations.JdbcTypeCode;
 import org.hibernate.type.SqlTypes;
 
@@ -13,11 +14,12 @@ import java.time.Instant;
 import java.util.UUID;
 
 /**
- * A run row. {@code dbRecordVersion} is the JPA version: every flush of a change is Hibernate's
- * {@code UPDATE ... WHERE run_id = ? AND db_record_version = ?}, and zero rows raise. Only {@link RunRows}, the one
- * writer of the run row, sets its fields (ArchitectureTest checks it).
+ * A run row, as the read side shows it. Read-only ({@link Immutable}): Hibernate never writes it, so the row changes
+ * through {@link RunRows}' one versioned UPDATE alone, and nothing sets its fields (ArchitectureTest checks it).
+ * {@code dbRecordVersion} stays the JPA version, the column the contract names.
  */
 @Entity
+@Immutable
 @Table(name = "eec_workflow_run")
 public class WorkflowRunEntity extends PanacheEntityBase {
 

@@ -9,8 +9,8 @@ import dev.ductor.queue.QueueSignal;
 import dev.ductor.run.coordinator.Coordinator;
 import dev.ductor.run.LoadedRun;
 import dev.ductor.run.RunLoader;
+import dev.ductor.run.RunRows;
 import dev.ductor.run.read.RunQueries;
-import dev.ductor.run.WorkflowRunEntity;
 import dev.ductor.run.core.StuckRunPolicy;
 import dev.ductor.run.core.StuckRunPolicy.Verdict;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -118,15 +118,15 @@ public class StuckRunWatchdog {
 
     /** A redundant wakeup is harmless (one no-op tick), so there is nothing to check before queueing it. */
     private void wake(Judged judged) {
-        WorkflowRunEntity run = judged.run().entity();
+        RunRows.Row run = judged.run().row();
         Instant at = clock.instant();
         QuarkusTransaction.requiringNew().run(() -> {
-            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant, run.tier, run.runId, at)), at);
+            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant(), run.tier(), run.runId(), at)), at);
             signal.afterCommit(QueueSignal.Channel.COORDINATORS);
         });
         metrics.watchdogWakeup();
         LOG.infof("run %s had work waiting but no wakeup (inbox %d rows); woke it instead of failing it",
-                run.runId, judged.run().inbox().size());
+                run.runId(), judged.run().inbox().size());
     }
 
     private List<RunQueries.Quiet> candidates(Instant cutoff, Instant afterCreated, UUID afterRun) {

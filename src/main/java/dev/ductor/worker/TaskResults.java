@@ -4,11 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.error.ConflictException;
-import dev.ductor.queue.NewQueueItem;
-import dev.ductor.queue.QueueRepository;
 import dev.ductor.queue.TaskLeases;
 import dev.ductor.queue.QueueSignal;
-import dev.ductor.run.InboxKind;
 import dev.ductor.run.RunInbox;
 import dev.ductor.run.StepReport;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,7 +28,6 @@ import java.util.UUID;
 @ApplicationScoped
 public class TaskResults {
 
-    @Inject QueueRepository queue;
     @Inject TaskLeases leases;
     @Inject RunInbox inbox;
     @Inject JsonCodec json;
@@ -135,11 +131,8 @@ public class TaskResults {
     }
 
     private void deliver(TaskLeases.Taken task, long taskId, ObjectNode payload) {
-        Instant now = clock.instant();
-        inbox.deliver(task.runId(), InboxKind.TASK_RESULT, StepReport.dedupKey(task.node(), task.attempt()),
-                task.node(), task.attempt(), taskId, json.write(payload), now);
-        queue.enqueue(List.of(NewQueueItem.wakeup(task.tenant(), task.tier(), task.runId(), now)), now);
-        signal.afterCommit(QueueSignal.Channel.COORDINATORS);
+        inbox.deliverAndWake(RunInbox.Delivery.result(task.runId(), task.tenant(), task.tier(), task.node(), task.attempt(),
+                taskId, json.write(payload)), clock.instant());
     }
 
     private boolean isIdenticalRepeat(long taskId, ObjectNode payload) {

@@ -2,7 +2,6 @@ package dev.ductor.run;
 
 import dev.ductor.config.JsonCodec;
 import dev.ductor.workflow.WorkflowService;
-import jakarta.persistence.EntityManager;
 
 /**
  * Wires a test's own {@link RunLoader} (a subclass that races or waits in {@code load}) as CDI would, for tests outside
@@ -13,9 +12,9 @@ public final class RunLoaderWiring {
     private RunLoaderWiring() {
     }
 
-    public static <T extends RunLoader> T wire(T loader, EntityManager em, WorkflowService workflows, NodeStatesCodec codec,
+    public static <T extends RunLoader> T wire(T loader, RunRows rows, WorkflowService workflows, NodeStatesCodec codec,
                                                RunInbox inbox, JsonCodec json) {
-        loader.em = em;
+        loader.rows = rows;
         loader.workflows = workflows;
         loader.codec = codec;
         loader.inbox = inbox;

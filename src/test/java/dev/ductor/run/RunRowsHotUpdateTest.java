@@ -54,7 +54,7 @@ class RunRowsHotUpdateTest {
             String nodeStates = row.nodeStates().replaceFirst("PENDING", "RUNNING");
             assertNotEquals(row.nodeStates(), nodeStates, "the write changes the node states");
             long[] before = updatedAndHot();
-            boolean[] won = rows.update(List.of(new RunRows.Write(runId, row.version(), row.status(), nodeStates,
+            boolean[] won = rows.update(List.of(new RunRows.Write(runId, row.version(), row.status(), row.tier(), row.revision(), nodeStates,
                     "changed-" + row.checksum(), row.lastSeq() + 1, "{\"a\": 1}")), clock.instant().plusSeconds(1));
             assertArrayEquals(new boolean[] {true}, won);
             long[] after = updatedAndHot();

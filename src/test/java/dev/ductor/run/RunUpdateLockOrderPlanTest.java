@@ -40,7 +40,7 @@ class RunUpdateLockOrderPlanTest {
         String sql = RunRows.UPDATE;
         Map<String, Object> params = new LinkedHashMap<>();
         Object[] values = {OffsetDateTime.now(), "{" + UUID.randomUUID() + "," + UUID.randomUUID() + "}", "{1,2}",
-                "{RUNNING,RUNNING}", "{\"{}\",\"{}\"}", "{a,b}", "{3,4}", "{NULL,NULL}"};
+                "{RUNNING,RUNNING}", "{standard,standard}", "{1,1}", "{\"{}\",\"{}\"}", "{a,b}", "{3,4}", "{NULL,NULL}"};
         for (Object value : values) {
             String name = "p" + (params.size() + 1);
             sql = sql.replaceFirst("\\?", ":" + name);

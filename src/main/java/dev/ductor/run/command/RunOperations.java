@@ -7,14 +7,11 @@ import dev.ductor.error.LimitReachedException;
 import dev.ductor.error.UndeclaredSignalException;
 import dev.ductor.error.VersionConflictException;
 import dev.ductor.metrics.DuctorMetrics;
-import dev.ductor.queue.NewQueueItem;
-import dev.ductor.queue.QueueRepository;
 import dev.ductor.run.InboxKind;
 import dev.ductor.run.LoadedRun;
 import dev.ductor.run.RunInbox;
 import dev.ductor.run.RunLoader;
-import dev.ductor.run.RunRows;
-import dev.ductor.run.WorkflowRunEntity;
+import dev.ductor.run.RunConflictException;
 import dev.ductor.run.commit.RunCommitter;
 import dev.ductor.run.core.Input;
 import dev.ductor.run.core.RequestFingerprint;
@@ -51,13 +48,11 @@ public class RunOperations {
     private final RunQueries queries;
     private final RunCommitter committer;
     private final RunInbox inbox;
-    private final QueueRepository queue;
     private final DuctorMetrics metrics;
     private final Clock clock;
     private final WorkflowService workflows;
     private final DuctorConfig.Limits limits;
     private final RunLoader loader;
-    private final RunRows rows;
     private final int maxFanOut;
 
     @Inject
@@ -65,10 +60,9 @@ public class RunOperations {
     static final int SIGNAL_BOUND_MARGIN = 256;
 
     public RunOperations(EntityManager em, RunQueries queries, RunCommitter committer, RunInbox inbox,
-                         QueueRepository queue, DuctorMetrics metrics, Clock clock, WorkflowService workflows,
-                         DuctorConfig config, RunLoader loader, RunRows rows) {
+                         DuctorMetrics metrics, Clock clock, WorkflowService workflows,
+                         DuctorConfig config, RunLoader loader) {
         this.loader = loader;
-        this.rows = rows;
         this.maxFanOut = config.workflow().maxFanOut();
         this.workflows = workflows;
         this.limits = config.limits();
@@ -76,7 +70,6 @@ public class RunOperations {
         this.queries = queries;
         this.committer = committer;
         this.inbox = inbox;
-        this.queue = queue;
         this.metrics = metrics;
         this.clock = clock;
     }
@@ -156,11 +149,9 @@ public class RunOperations {
                     "Run " + runId + " already has " + bound + " signals waiting to be applied.");
         }
         Instant now = clock.instant();
-        boolean fresh = inbox.deliver(runId, InboxKind.SIGNAL, "signal:" + idempotencyKey, null, null, null, signal.toString(), now);
-        if (fresh) {
-            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant(), run.tier(), runId, now)), now);
-            committer.nudgeAfterCommit();
-        } else {
+        boolean fresh = inbox.deliverAndWake(RunInbox.Delivery.signal(runId, run.tenant(), run.tier(), idempotencyKey,
+                signal.toString()), now);
+        if (!fresh) {
             requireSameSignal(runId, idempotencyKey, signal);
         }
         metrics.signal(fresh ? "accepted" : "duplicate");
@@ -190,10 +181,7 @@ public class RunOperations {
         }
         Instant now = clock.instant();
         String body = queries.json().mapper().createObjectNode().put("reason", reason).toString();
-        if (inbox.deliver(runId, InboxKind.CANCEL, "cancel", null, null, null, body, now)) {
-            queue.enqueue(List.of(NewQueueItem.wakeup(run.tenant(), run.tier(), runId, now)), now);
-            committer.nudgeAfterCommit();
-        }
+        inbox.deliverAndWake(RunInbox.Delivery.cancel(runId, run.tenant(), run.tier(), body), now);
     }
 
     /**
@@ -205,21 +193,23 @@ public class RunOperations {
      */
     @Transactional(dontRollbackOn = PatchRefusedException.class)
     public RunView patch(String tenant, UUID runId, OptionalLong ifMatch, RunPatch patch, JsonNode rejected) {
-        WorkflowRunEntity run = queries.find(tenant, runId);
-        VersionConflictException.requireVersion("Run " + runId, ifMatch, run.dbRecordVersion, () -> queries.view(run), rejected);
-        if (!"RUNNING".equals(run.status)) {
-            throw PatchRefusedException.runTerminal(runId, run.status, false, queries.view(run), rejected);
+        // The run's view is read only once nothing more is written (queries.view): the write is by statement.
+        RunQueries.RunHeader run = queries.header(tenant, runId);
+        VersionConflictException.requireVersion("Run " + runId, ifMatch, run.version(), () -> queries.view(tenant, runId), rejected);
+        if (!"RUNNING".equals(run.status())) {
+            throw PatchRefusedException.runTerminal(runId, run.status(), false, queries.view(tenant, runId), rejected);
         }
         List<Input> actions = new ArrayList<>();
         patch.nodes().forEach((node, action) -> actions.add(new Input.OperatorAction(0, node, action)));
-        RunCommitter.Ticked ticked = committer.tick(runId, RunCommitter.Command.operator(actions, patch.tier()), clock.instant());
+        RunCommitter.Ticked ticked = committer.tick(runId, RunCommitter.Command.operator(actions, patch.tier(), run.version()),
+                clock.instant());
         if (ticked.refused() != null) {
             TickResult met = ticked.committed();
             throw met.status().isTerminal()
-                    ? PatchRefusedException.runTerminal(runId, met.status().name(), true, queries.view(run), rejected)
-                    : PatchRefusedException.nodeAction(ticked.refused().refusedActions(), queries.view(run), rejected);
+                    ? PatchRefusedException.runTerminal(runId, met.status().name(), true, queries.view(tenant, runId), rejected)
+                    : PatchRefusedException.nodeAction(ticked.refused().refusedActions(), queries.view(tenant, runId), rejected);
         }
-        return queries.view(run);
+        return queries.view(tenant, runId);
     }
 
     /**
@@ -229,20 +219,23 @@ public class RunOperations {
      */
     @Transactional
     public RunView reset(String tenant, UUID runId, OptionalLong ifMatch, RunReset reset, String by, JsonNode rejected) {
-        WorkflowRunEntity run = queries.find(tenant, runId);
-        VersionConflictException.requireVersion("Run " + runId, ifMatch, run.dbRecordVersion, () -> queries.view(run), rejected);
-        if ("RUNNING".equals(run.status)) {
+        RunQueries.RunHeader run = queries.header(tenant, runId);
+        VersionConflictException.requireVersion("Run " + runId, ifMatch, run.version(), () -> queries.view(tenant, runId), rejected);
+        if ("RUNNING".equals(run.status())) {
             throw PatchRefusedException.reset(runId, "run-running", "Run " + runId + " is still RUNNING; a reset reopens a"
-                    + " finished run (retry or skip its nodes with PATCH instead).", queries.view(run), rejected);
+                    + " finished run (retry or skip its nodes with PATCH instead).", queries.view(tenant, runId), rejected);
         }
-        if ("SUCCEEDED".equals(run.status) && !reset.reopenSucceeded()) {
+        if ("SUCCEEDED".equals(run.status()) && !reset.reopenSucceeded()) {
             throw PatchRefusedException.reset(runId, "run-succeeded", "Run " + runId + " SUCCEEDED; to run it again from"
-                    + " some of its nodes, say so with \"reopenSucceeded\": true.", queries.view(run), rejected);
+                    + " some of its nodes, say so with \"reopenSucceeded\": true.", queries.view(tenant, runId), rejected);
         }
         LoadedRun loaded = loader.load(runId).orElseThrow();
+        if (loaded.row().version() != run.version()) { // changed since the check: as the versioned UPDATE would say
+            throw new RunConflictException(runId, run.version(), loaded.row().version(), loaded.row().lastSeq());
+        }
         WorkflowService.Pinned target = reset.toCurrentRevision()
-                ? workflows.current(tenant, run.workflowName)
-                : new WorkflowService.Pinned(run.workflowRevision, loaded.snapshot().definition());
+                ? workflows.current(tenant, run.workflowName())
+                : new WorkflowService.Pinned(run.workflowRevision(), loaded.snapshot().definition());
         Set<String> from = new LinkedHashSet<>();
         if (reset.failedOnly()) {
             loaded.snapshot().nodes().forEach((id, node) -> {
@@ -255,19 +248,16 @@ public class RunOperations {
         List<String> unknown = from.stream().filter(id -> target.definition().node(id).isEmpty()).toList();
         if (!unknown.isEmpty()) {
             throw PatchRefusedException.reset(runId, "unknown-nodes", "Revision " + target.revision() + " of workflow '"
-                    + run.workflowName + "' has no node " + String.join(", ", unknown) + ".", queries.view(run), rejected);
+                    + run.workflowName() + "' has no node " + String.join(", ", unknown) + ".", queries.view(tenant, runId), rejected);
         }
         if (from.isEmpty()) {
             throw PatchRefusedException.reset(runId, "nothing-to-reset", "Run " + runId + " has no node to reset: name"
-                    + " them in fromNodes, or use failedOnly on a run with failed or cancelled nodes.", queries.view(run), rejected);
+                    + " them in fromNodes, or use failedOnly on a run with failed or cancelled nodes.", queries.view(tenant, runId), rejected);
         }
         Instant now = clock.instant();
         TickResult result = Tick.reset(loaded.snapshot(), target.definition(), target.revision(), from,
                 "reset by " + by + " from " + String.join(", ", from), now, new TickLimits(maxFanOut));
-        if (target.revision() != run.workflowRevision) {
-            rows.changeRevision(run, target.revision());
-        }
-        committer.commit(loaded, result, now);
-        return queries.view(run);
+        committer.commit(loaded, result, loaded.row().tier(), target.revision(), now);
+        return queries.view(tenant, runId);
     }
 }

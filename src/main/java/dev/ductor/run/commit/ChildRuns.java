@@ -4,12 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ductor.config.DuctorConfig;
 import dev.ductor.config.JsonCodec;
-import dev.ductor.queue.NewQueueItem;
-import dev.ductor.run.InboxKind;
 import dev.ductor.run.RunInbox;
-import dev.ductor.run.RunOutbox;
 import dev.ductor.run.RunRows;
-import dev.ductor.run.StepReport;
 import dev.ductor.run.core.Effect;
 import dev.ductor.run.core.RunStatus;
 import dev.ductor.run.core.TickResult;
@@ -38,7 +34,6 @@ public class ChildRuns {
 
     @Inject RunStarter starter;
     @Inject RunInbox inbox;
-    @Inject RunOutbox outbox;
     @Inject JsonCodec json;
     @Inject EntityManager em;
     @Inject DuctorConfig config;
@@ -138,10 +133,8 @@ public class ChildRuns {
     }
 
     private void deliver(RunRows.ParentLink parent, String tenant, String tier, ObjectNode payload, Instant now) {
-        if (inbox.deliver(parent.runId(), InboxKind.TASK_RESULT, StepReport.dedupKey(parent.node(), parent.attempt()),
-                parent.node(), parent.attempt(), null, json.write(payload), now)) {
-            outbox.write(List.of(NewQueueItem.wakeup(tenant, tier, parent.runId(), now)), now);
-        }
+        inbox.deliverAndWake(RunInbox.Delivery.result(parent.runId(), tenant, tier, parent.node(), parent.attempt(), null,
+                json.write(payload)), now);
     }
 
     /** The running child of a node's attempt gets a cancellation in its inbox, as {@code POST /cancel} would give it. */
@@ -167,9 +160,7 @@ public class ChildRuns {
             UUID childRunId = UUID.fromString(run[0]);
             String body = json.mapper().createObjectNode().put("reason", "its parent run " + parentRunId
                     + " no longer waits for node '" + child.node() + "'").toString();
-            if (inbox.deliver(childRunId, InboxKind.CANCEL, "cancel", null, null, null, body, now)) {
-                outbox.write(List.of(NewQueueItem.wakeup(run[1], run[2], childRunId, now)), now);
-            }
+            inbox.deliverAndWake(RunInbox.Delivery.cancel(childRunId, run[1], run[2], body), now);
         }
     }
 

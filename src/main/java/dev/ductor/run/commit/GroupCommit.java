@@ -166,8 +166,9 @@ public class GroupCommit {
         }
 
         boolean[] won = runs.update(planned.stream().map(p -> new RunRows.Write(p.row().runId(), p.row().version(),
-                p.result().status().name(), codec.write(p.result().nodes()), RunCommitter.checksum(p.row().tier(), p.result()),
-                p.result().lastSeq(), json.write(p.result().output()))).toList(), now);
+                p.result().status().name(), p.row().tier(), p.row().revision(), codec.write(p.result().nodes()),
+                RunCommitter.checksum(p.row().tier(), p.result()), p.result().lastSeq(), json.write(p.result().output())))
+                .toList(), now);
 
         Map<UUID, List<Transition>> transitions = new LinkedHashMap<>();
         List<UUID> finished = new ArrayList<>();
@@ -208,11 +209,9 @@ public class GroupCommit {
             applied.removeAll(viaInbox); // those go to the inbox pending, below, for the coordinator
             inbox.recordConsumed(applied, json, now);
         }
-        for (StepReport report : viaInbox) {
-            inbox.deliver(report.runId(), InboxKind.TASK_RESULT, StepReport.dedupKey(report.node(), report.attempt()),
-                    report.node(), report.attempt(), report.taskId(), json.write(report.payload(json.mapper())), now);
-            items.add(NewQueueItem.wakeup(report.tenant(), report.tier(), report.runId(), now));
-        }
+        inbox.deliverAndWake(viaInbox.stream().map(report -> RunInbox.Delivery.result(report.runId(), report.tenant(),
+                report.tier(), report.node(), report.attempt(), report.taskId(), json.write(report.payload(json.mapper()))))
+                .toList(), now);
         List<QueueItem> leased = outbox.dispatch(items, local, now); // eager: next steps this pod runs itself
         inbox.markConsumed(consumed, now);
 

@@ -21,11 +21,7 @@ import dev.ductor.run.core.TickLimits;
 import dev.ductor.run.core.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import org.hibernate.Session;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,8 +32,8 @@ import java.util.UUID;
  * The one load, tick, commit shell, for every command that changes a run that exists (a coordinator's tick, an
  * operator's PATCH), in the caller's transaction: {@link #tick} loads the run (checksum verified) with its pending
  * inbox, ticks it on that inbox followed by the command's own inputs, and commits the result: first the run row
- * through Hibernate's versioned UPDATE ({@link RunRows#write}, so a lost race fails, as {@link RunConflictException},
- * before anything else is written), then the history rows, the outbox (queue rows for every effect, and the
+ * through the versioned UPDATE ({@link RunRows#write}: the group commit's statement, for a batch of one, so a lost race
+ * fails, as {@link RunConflictException}, before anything else is written), then the history rows, the outbox (queue rows for every effect, and the
  * superseded attempts of an operator's retry or skip taken off the queue) and the consumed inbox rows. Nothing leaves
  * the database before the commit, so a losing tick leaves no trace and a crash after the commit loses nothing.
  *
@@ -60,17 +56,24 @@ public class RunCommitter {
      *                     tick refuses one of its actions (the pending inbox alone is committed then, as the
      *                     coordinator would next); when it changes nothing the row is still resealed
      * @param tier         the run's new tier, written with the tick, or null
+     * @param seenVersion  the version the command was decided on (an operator's If-Match), or null: a run loaded at
+     *                     another version is a lost race, as if the versioned UPDATE had matched no row
      */
-    public record Command(List<Input> after, boolean acting, boolean allOrNothing, String tier) {
+    public record Command(List<Input> after, boolean acting, boolean allOrNothing, String tier, Long seenVersion) {
 
         /** A coordinator's tick: the results it carries; {@code acking} when it acknowledges wakeups on the outcome. */
         public static Command coordinator(List<Input> carried, boolean acking) {
-            return new Command(carried, acking, false, null);
+            return new Command(carried, acking, false, null, null);
         }
 
         /** An operator's change: node actions and a new tier (null: unchanged). */
         public static Command operator(List<Input> actions, String tier) {
-            return new Command(actions, false, true, tier);
+            return new Command(actions, false, true, tier, null);
+        }
+
+        /** An operator's change decided on the run at {@code version}. */
+        public static Command operator(List<Input> actions, String tier, long version) {
+            return new Command(actions, false, true, tier, version);
         }
     }
 
@@ -81,7 +84,6 @@ public class RunCommitter {
     public record Ticked(TickResult committed, TickResult refused) {
     }
 
-    private final EntityManager em;
     private final NodeStatesCodec codec;
     private final QueueRepository queue;
     private final RunInbox inbox;
@@ -95,7 +97,7 @@ public class RunCommitter {
     private final TickLimits limits;
 
     @Inject
-    public RunCommitter(EntityManager em, NodeStatesCodec codec, QueueRepository queue, RunInbox inbox, JsonCodec json,
+    public RunCommitter(NodeStatesCodec codec, QueueRepository queue, RunInbox inbox, JsonCodec json,
                         QueueSignal signal, RunHistory history, RunOutbox outbox, RunRows rows, RunLoader loader,
                         ChildRuns children, DuctorConfig config) {
         this.children = children;
@@ -104,7 +106,6 @@ public class RunCommitter {
         this.signal = signal;
         this.history = history;
         this.outbox = outbox;
-        this.em = em;
         this.codec = codec;
         this.queue = queue;
         this.inbox = inbox;
@@ -119,7 +120,10 @@ public class RunCommitter {
             return new Ticked(null, null);
         }
         LoadedRun loaded = found.get();
-        WorkflowRunEntity run = loaded.entity();
+        RunRows.Row run = loaded.row();
+        if (command.seenVersion() != null && command.seenVersion() != run.version()) {
+            throw new RunConflictException(runId, command.seenVersion(), run.version(), run.lastSeq());
+        }
         if (loaded.snapshot().status().isTerminal()) {
             inbox.drain(runId, now);
             return new Ticked(null, null);
@@ -135,51 +139,56 @@ public class RunCommitter {
                 result = met;
             }
         }
-        boolean retier = refused == null && command.tier() != null && !command.tier().equals(run.tier);
-        if (retier) {
-            rows.changeTier(run, command.tier(), now);
-        }
+        boolean retier = refused == null && command.tier() != null && !command.tier().equals(run.tier());
+        String tier = retier ? command.tier() : run.tier();
         if (!result.isNoop()) {
-            commit(loaded, result, now);
+            commit(loaded, result, tier, run.revision(), now);
         } else if (refused == null && command.allOrNothing()) {
-            rows.reseal(run, checksum(run.tier, result)); // the checksum covers the tier
+            if (retier) { // a new tier alone, under a new seal (the checksum covers the tier)
+                rows.write(new RunRows.Write(run.runId(), run.version(), run.status(), tier, run.revision(),
+                        run.nodeStates(), checksum(tier, result), run.lastSeq(), run.output()), now);
+            }
         } else if (refused == null && command.acting() && leavesBuffered(loaded.inbox(), result)) {
             // Acking the wakeups while inputs stay pending is a decision on the row and the inbox together: the version
             // must cover it. A writer that read the run before those inputs arrived and has not written yet would
             // otherwise still match its version, commit a state that waits for them without having seen them, and
             // leave no wakeup behind. Bumped, that writer loses its race and re-reads.
-            rows.touch(run, now);
+            rows.write(RunRows.Write.unchanged(run), now);
         } else if (refused == null && (command.acting() || !result.discardedInputs().isEmpty())) {
             confirmUnchanged(loaded);
         }
         inbox.markConsumed(result.discardedInputs(), now);
         if (retier) {
-            // After the versioned UPDATE: a native query before it would auto-flush the row a second time.
-            queue.retier(runId, command.tier());
+            queue.retier(runId, tier);
         }
         return new Ticked(result, refused);
     }
 
     /** Writes a tick's result on a loaded run: the row by the versioned UPDATE, then its history, outbox and inbox. */
     public void commit(LoadedRun loaded, TickResult result, Instant now) {
-        WorkflowRunEntity run = loaded.entity();
-        rows.write(run, result.status().name(), codec.write(result.nodes()), result.lastSeq(), json.write(result.output()),
-                checksum(run.tier, result), now);
-        history.append(run.runId, result.transitions(), now);
+        commit(loaded, result, loaded.row().tier(), loaded.row().revision(), now);
+    }
+
+    /** As {@link #commit(LoadedRun, TickResult, Instant)}, with the run's tier and revision from now on. */
+    public void commit(LoadedRun loaded, TickResult result, String tier, int revision, Instant now) {
+        RunRows.Row run = loaded.row();
+        UUID runId = run.runId();
+        rows.write(new RunRows.Write(runId, run.version(), result.status().name(), tier, revision,
+                codec.write(result.nodes()), checksum(tier, result), result.lastSeq(), json.write(result.output())), now);
+        history.append(runId, result.transitions(), now);
         if (result.status().isTerminal()) {
-            queue.deleteForRun(run.runId);
+            queue.deleteForRun(runId);
         } else {
             for (Effect effect : result.effects()) {
                 if (effect instanceof Effect.SupersedeTasks superseded) {
-                    queue.supersedeTasks(run.runId, superseded.node(), superseded.throughAttempt());
+                    queue.supersedeTasks(runId, superseded.node(), superseded.throughAttempt());
                 }
             }
-            outbox.write(outbox.items(run.runId, run.tenant, run.tier, result.effects(), now), now);
+            outbox.write(outbox.items(runId, run.tenant(), tier, result.effects(), now), now);
         }
-        children.apply(run.runId, run.tenant, run.tier, result.effects(), now);
-        if (result.status().isTerminal() && run.parentRunId != null) {
-            children.ended(new RunRows.ParentLink(run.parentRunId, run.parentNode, run.parentAttempt), run.tenant, run.tier,
-                    run.runId, run.workflowName, result, now);
+        children.apply(runId, run.tenant(), tier, result.effects(), now);
+        if (result.status().isTerminal() && run.parent() != null) {
+            children.ended(run.parent(), run.tenant(), tier, runId, run.workflowName(), result, now);
         }
         inbox.markConsumed(result.consumedInputs(), now);
     }
@@ -193,18 +202,10 @@ public class RunCommitter {
      * ticked the run again (the lost wakeup found by the chaos trial).
      */
     private void confirmUnchanged(LoadedRun loaded) {
-        WorkflowRunEntity run = loaded.entity();
-        Long current = em.unwrap(Session.class).doReturningWork(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(
-                    "SELECT db_record_version FROM eec_workflow_run WHERE run_id = ? FOR SHARE")) {
-                statement.setObject(1, run.runId);
-                try (ResultSet rs = statement.executeQuery()) {
-                    return rs.next() ? rs.getLong(1) : null;
-                }
-            }
-        });
-        if (current == null || current != run.dbRecordVersion) {
-            throw new RunConflictException(run.runId, run.dbRecordVersion, current, null);
+        RunRows.Row run = loaded.row();
+        Long current = rows.versionShared(run.runId());
+        if (current == null || current != run.version()) {
+            throw new RunConflictException(run.runId(), run.version(), current, null);
         }
     }
 

@@ -103,7 +103,8 @@ public class RunQueries {
     }
 
     /** What a command needs to know of a run before it writes to its inbox. */
-    public record RunHeader(UUID runId, String tenant, String tier, String status, String workflowName, int workflowRevision) {
+    public record RunHeader(UUID runId, String tenant, String tier, String status, String workflowName, int workflowRevision,
+                            long version) {
     }
 
     /**
@@ -115,11 +116,13 @@ public class RunQueries {
     public RunHeader header(String tenant, UUID runId) {
         RunHeader header = em.unwrap(Session.class).doReturningWork(connection -> {
             try (PreparedStatement select = connection.prepareStatement(
-                    "SELECT tier, status, workflow_name, workflow_revision FROM eec_workflow_run WHERE run_id = ? AND tenant = ?")) {
+                    "SELECT tier, status, workflow_name, workflow_revision, db_record_version FROM eec_workflow_run"
+                            + " WHERE run_id = ? AND tenant = ?")) {
                 select.setObject(1, runId);
                 select.setString(2, tenant);
                 try (ResultSet rs = select.executeQuery()) {
-                    return rs.next() ? new RunHeader(runId, tenant, rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4)) : null;
+                    return rs.next() ? new RunHeader(runId, tenant, rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4),
+                            rs.getLong(5)) : null;
                 }
             }
         });
@@ -429,6 +432,15 @@ public class RunQueries {
      */
     public RunView view(WorkflowRunEntity run) {
         return view(run, verify(run)).withFamily(run.parentRunId, children(run.tenant, run.runId));
+    }
+
+    /**
+     * As {@link #view(WorkflowRunEntity)}, for the tenant's run by id. A command that writes the run answers with this,
+     * after its write: the row is written by statement, never through the entity, so an entity read before the write
+     * would still hold the old version.
+     */
+    public RunView view(String tenant, UUID runId) {
+        return view(find(tenant, runId));
     }
 
     /** A row's node states as read, and why it fails verification (null: it passes). */

@@ -3,6 +3,7 @@ package dev.ductor.run.coordinator;
 import dev.ductor.config.JsonCodec;
 import dev.ductor.queue.NewQueueItem;
 import dev.ductor.queue.QueueRepository;
+import dev.ductor.run.RunRows;
 import dev.ductor.run.InboxKind;
 import dev.ductor.run.LoadedRun;
 import dev.ductor.run.NodeStatesCodec;
@@ -18,7 +19,6 @@ import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -70,7 +70,7 @@ class CoordinatorBatchIsolationTest {
     AgroalDataSource dataSource;
 
     @Inject
-    EntityManager em;
+    RunRows rows;
 
     @Inject
     WorkflowService workflows;
@@ -135,7 +135,7 @@ class CoordinatorBatchIsolationTest {
                 return loaded;
             }
         };
-        RunLoaderWiring.wire(slowLoader, em, workflows, codec, inbox, json);
+        RunLoaderWiring.wire(slowLoader, rows, workflows, codec, inbox, json);
         QuarkusMock.installMockForType(slowLoader, RunLoader.class);
         try {
             loop.round();

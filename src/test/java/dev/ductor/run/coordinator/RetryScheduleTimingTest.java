@@ -1,6 +1,7 @@
 package dev.ductor.run.coordinator;
 
 import dev.ductor.config.JsonCodec;
+import dev.ductor.run.RunRows;
 import dev.ductor.run.InboxKind;
 import dev.ductor.run.LoadedRun;
 import dev.ductor.run.NodeStatesCodec;
@@ -17,7 +18,6 @@ import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -72,7 +72,7 @@ class RetryScheduleTimingTest {
     Clock clock;
 
     @Inject
-    EntityManager em;
+    RunRows rows;
 
     @Inject
     WorkflowService workflows;
@@ -101,7 +101,7 @@ class RetryScheduleTimingTest {
                 return loaded;
             }
         };
-        RunLoaderWiring.wire(racingLoader, em, workflows, codec, inbox, json);
+        RunLoaderWiring.wire(racingLoader, rows, workflows, codec, inbox, json);
         QuarkusMock.installMockForType(racingLoader, RunLoader.class);
         Attempts attempts = new Attempts();
         try {
