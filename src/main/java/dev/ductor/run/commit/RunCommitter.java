@@ -19,6 +19,7 @@ import dev.ductor.run.core.StateChecksum;
 import dev.ductor.run.core.Tick;
 import dev.ductor.run.core.TickLimits;
 import dev.ductor.run.core.TickResult;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
@@ -84,33 +85,22 @@ public class RunCommitter {
     public record Ticked(TickResult committed, TickResult refused) {
     }
 
-    private final NodeStatesCodec codec;
-    private final QueueRepository queue;
-    private final RunInbox inbox;
-    private final JsonCodec json;
-    private final QueueSignal signal;
-    private final RunHistory history;
-    private final RunOutbox outbox;
-    private final RunRows rows;
-    private final RunLoader loader;
-    private final ChildRuns children;
-    private final TickLimits limits;
+    @Inject NodeStatesCodec codec;
+    @Inject QueueRepository queue;
+    @Inject RunInbox inbox;
+    @Inject JsonCodec json;
+    @Inject QueueSignal signal;
+    @Inject RunHistory history;
+    @Inject RunOutbox outbox;
+    @Inject RunRows rows;
+    @Inject RunLoader loader;
+    @Inject ChildRuns children;
+    @Inject DuctorConfig config;
+    private TickLimits limits;
 
-    @Inject
-    public RunCommitter(NodeStatesCodec codec, QueueRepository queue, RunInbox inbox, JsonCodec json,
-                        QueueSignal signal, RunHistory history, RunOutbox outbox, RunRows rows, RunLoader loader,
-                        ChildRuns children, DuctorConfig config) {
-        this.children = children;
-        this.limits = new TickLimits(config.workflow().maxFanOut());
-        this.rows = rows;
-        this.signal = signal;
-        this.history = history;
-        this.outbox = outbox;
-        this.codec = codec;
-        this.queue = queue;
-        this.inbox = inbox;
-        this.json = json;
-        this.loader = loader;
+    @PostConstruct
+    void readLimits() {
+        limits = new TickLimits(config.workflow().maxFanOut());
     }
 
     /** Load, tick and commit one run for {@code command}, in the caller's transaction. */
