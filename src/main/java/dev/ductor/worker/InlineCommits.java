@@ -105,6 +105,11 @@ final class InlineCommits implements CommitStrategy {
 
     /** Always the caller's own, plain way. */
     @Override
+    public boolean takesExternalResults() {
+        return false;
+    }
+
+    @Override
     public CompletableFuture<ExternalResults.Applied> submit(StepReport report, String owner, Set<String> nextHandlers) {
         return null;
     }

@@ -121,4 +121,33 @@ class InlineCommitsTest {
         assertEquals(1, fixtures.count("SELECT (node_states -> 'a' ->> 'attempts')::int FROM eec_workflow_run WHERE run_id = ?1",
                 runId), "on its first attempt: the step ran once");
     }
+
+    @Test
+    void anExternalReportGoesThePlainWayWithoutLookingUpItsLease() throws Exception {
+        assertInstanceOf(InlineCommits.class, commits);
+        String handler = "ext:inline-" + UUID.randomUUID();
+        UUID runId = fixtures.start(TENANT, fixtures.define(TENANT, "{\"nodes\":["
+                + "{\"id\":\"a\",\"type\":\"task\",\"handler\":\"" + handler + "\"},"
+                + "{\"id\":\"b\",\"type\":\"task\",\"handler\":\"" + handler + "\",\"dependsOn\":[\"a\"]}]}"));
+        JsonNode output = fixtures.json("{}");
+        int before = leaseLookUps.get();
+
+        ExternalTasks.ClaimedTask a = claim(handler);
+        assertEquals(List.of(), tasks.complete(TENANT, a.taskId(), Long.parseLong(a.taskId()), a.leaseToken(), output,
+                List.of(handler)), "nothing leased with the answer: the result is applied by a later tick");
+        ExternalTasks.ClaimedTask b = claim(handler);
+        ExternalTasks.BatchAnswer answer = tasks.reportBatch(TENANT, List.of(new ExternalTasks.BatchedResult(b.taskId(),
+                Long.parseLong(b.taskId()), b.leaseToken(), true, output, null, false)), List.of(handler), 1);
+        assertEquals("recorded", answer.results().get(0).status());
+
+        fixtures.awaitStatus(runId, "SUCCEEDED");
+        assertEquals(before, leaseLookUps.get(), "a report looked its lease up for a group commit that never takes it");
+    }
+
+    private ExternalTasks.ClaimedTask claim(String handler) throws InterruptedException {
+        List<ExternalTasks.ClaimedTask> claimed = tasks.claim(TENANT, "worker", List.of(handler), null, "inline", 1,
+                Duration.ofSeconds(10));
+        assertEquals(1, claimed.size(), "one task claimed: " + claimed);
+        return claimed.get(0);
+    }
 }
