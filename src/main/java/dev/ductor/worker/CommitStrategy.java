@@ -24,6 +24,12 @@ public interface CommitStrategy {
     void drain(Duration grace);
 
     /**
+     * Whether external workers' results are applied here ({@link #submit}); when not, the caller takes the plain way at
+     * once, without the look-up of the task's lease that a report handed to {@link #submit} needs.
+     */
+    boolean takesExternalResults();
+
+    /**
      * An external worker's result, to be applied together with others; the answer completes once that commit is durable
      * and names the tasks leased to the worker with it ({@code nextHandlers}: the handlers it has a free slot for).
      * Null when the caller applies the result itself, the plain way ({@link TaskResults}).

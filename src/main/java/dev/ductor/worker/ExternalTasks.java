@@ -233,7 +233,8 @@ public class ExternalTasks {
      * Records a completion; returns the tasks leased to the worker with it, when {@code next} named the handlers it has
      * a free slot for (its run's next step first), when the local dispatch is eager. Through the {@link CommitStrategy}
      * when it takes the result (the group commit), else (and for a report fenced off there, to tell an identical repeat
-     * from a lost lease) through the run's inbox.
+     * from a lost lease) through the run's inbox; when the strategy takes none (inline), straight there, without first
+     * looking up the lease the group commit would need.
      */
     public List<ClaimedTask> complete(String tenant, String taskId, long id, UUID lease, JsonNode output, List<String> next) {
         return report(tenant, taskId, id, lease, next, task -> StepReport.completed(id, lease, task.runId(), task.node(),
@@ -258,6 +259,10 @@ public class ExternalTasks {
     private List<ClaimedTask> report(String tenant, String taskId, long id, UUID lease, List<String> next,
                                      java.util.function.Function<TaskLeases.Taken, StepReport> report, Runnable plainPath) {
         checkExternal(next == null ? List.of() : next, "next.handlers");
+        if (!commits.takesExternalResults()) {
+            plainPath.run();
+            return List.of();
+        }
         TaskLeases.Held held = results.held(tenant, id, lease).orElse(null);
         // A stopping pod leases nothing more, not even eagerly.
         Set<String> wanted = stopping || next == null ? Set.of() : Set.copyOf(next);
@@ -297,8 +302,9 @@ public class ExternalTasks {
         checkExternal(next == null ? List.of() : next, "next.handlers");
         Set<String> wanted = stopping || next == null ? Set.of() : Set.copyOf(next);
         List<CompletableFuture<ExternalResults.Applied>> answers = new java.util.ArrayList<>(batch.size());
-        java.util.Map<Long, TaskLeases.Held> holding = results.heldAll(tenant,
-                batch.stream().map(BatchedResult::id).toList(), batch.stream().map(BatchedResult::lease).toList());
+        java.util.Map<Long, TaskLeases.Held> holding = !commits.takesExternalResults() ? java.util.Map.of()
+                : results.heldAll(tenant, batch.stream().map(BatchedResult::id).toList(),
+                        batch.stream().map(BatchedResult::lease).toList());
         int offered = 0;
         for (BatchedResult result : batch) {
             TaskLeases.Held held = holding.get(result.id());

@@ -42,6 +42,11 @@ final class GroupedCommits implements CommitStrategy {
     }
 
     @Override
+    public boolean takesExternalResults() {
+        return true;
+    }
+
+    @Override
     public CompletableFuture<ExternalResults.Applied> submit(StepReport report, String owner, Set<String> nextHandlers) {
         return external.submit(report, owner, nextHandlers);
     }

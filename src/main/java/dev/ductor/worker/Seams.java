@@ -10,6 +10,8 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
+import java.time.Clock;
+
 /**
  * The two seams behind which the fast paths sit, each strategy chosen here once from its setting: how results are
  * committed ({@code ductor.commit.strategy}: {@link GroupedCommits} or {@link InlineCommits}) and where dispatched steps
@@ -21,10 +23,11 @@ public class Seams {
 
     @Produces
     @Singleton
-    CommitStrategy commitStrategy(DuctorConfig config, StepReporter steps, ExternalResults external, TaskResults results) {
+    CommitStrategy commitStrategy(DuctorConfig config, StepReporter steps, ExternalResults external, TaskResults results,
+                                  Clock clock) {
         return switch (config.commit().strategy()) {
             case GROUPED -> new GroupedCommits(steps, external, config.worker().enabled());
-            case INLINE -> new InlineCommits(results);
+            case INLINE -> new InlineCommits(results, config.worker().lease(), clock);
         };
     }
 

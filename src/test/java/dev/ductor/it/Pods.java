@@ -115,6 +115,7 @@ final class Pods implements AutoCloseable {
                 // The ITs' http steps call servers the test runs on this machine, and some hold a call for minutes.
                 "-Dductor.http.allow=127.0.0.1",
                 "-Dductor.http.max-time=10m"));
+        options.addAll(switches().entrySet().stream().map(e -> "-D" + e.getKey() + "=" + e.getValue()).toList());
         for (String property : properties) {
             options.add("-D" + property);
         }
@@ -134,11 +135,27 @@ final class Pods implements AutoCloseable {
     PodProcess launchWithEnv(String name, Map<String, String> env, List<String> jvmOptions, Path directory) throws IOException {
         int port = env.containsKey("QUARKUS_HTTP_PORT") ? Integer.parseInt(env.get("QUARKUS_HTTP_PORT")) : freePort();
         Map<String, String> all = new TreeMap<>(env);
+        switches().forEach((key, value) -> all.putIfAbsent(key.toUpperCase().replaceAll("[.-]", "_"), value));
         all.putIfAbsent("QUARKUS_HTTP_PORT", Integer.toString(port));
         all.putIfAbsent("QUARKUS_HTTP_HOST", "127.0.0.1");
         Map<String, String> shown = new TreeMap<>(all);
         shown.replaceAll((key, value) -> key.contains("PASSWORD") ? "***" : value);
         return start(name, port, jvmOptions, all, directory == null ? workDir : directory, ", env " + shown);
+    }
+
+    /**
+     * The fast paths' switches as the IT's JVM got them ({@code -Pslow-paths} sets them for failsafe too), passed on to
+     * every pod, before the IT's own settings, so a whole fleet takes the paths the build asked for.
+     */
+    private static Map<String, String> switches() {
+        Map<String, String> switches = new TreeMap<>();
+        for (String key : List.of("ductor.commit.strategy", "ductor.dispatch.local")) {
+            String value = System.getProperty(key);
+            if (value != null && !value.isBlank()) {
+                switches.put(key, value);
+            }
+        }
+        return switches;
     }
 
     private PodProcess start(String name, int port, List<String> options, Map<String, String> env, Path directory,

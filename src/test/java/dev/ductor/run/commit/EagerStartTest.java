@@ -92,13 +92,15 @@ class EagerStartTest {
     /**
      * The in-process worker on, in an application of its own ({@link PreparedStartTest} shares it), whose slots only
      * these tests' steps take, each awaited to its end: a start finds a slot free, since no test keeps more than
-     * {@code threads} steps at once.
+     * {@code threads} steps at once. Eager dispatch pinned, whatever the switch says ({@code -Pslow-paths}): leasing at
+     * start is what these tests are about (the overrides are system properties while the app runs, so they beat the
+     * profile's own).
      */
     public static class SlotsToSpare implements QuarkusTestProfile {
 
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("ductor.worker.threads", "12");
+            return Map.of("ductor.worker.threads", "12", "ductor.dispatch.local", "eager");
         }
     }
 }

@@ -67,7 +67,8 @@ class PreparedStartTest {
         assertEquals(1, answer.revision());
         assertEquals(0, fixtures.version(runId), "a new run starts at version 0");
         assertEquals(List.of(1L, 2L), fixtures.historySeqs(runId), "started, n0 dispatched");
-        // Its first step is leased to this pod in that statement, since a slot is free (EagerStartTest.SlotsToSpare):
+        // Its first step is leased to this pod in that statement, since a slot is free and dispatch is eager (both pinned
+        // by EagerStartTest.SlotsToSpare):
         // the lease ends exactly one lease after the row was created, where a claim's would end later.
         assertEquals(1, fixtures.count("SELECT count(*) FROM eec_queue_item WHERE run_id = ?1 AND node_id = 'n0'"
                         + " AND lease_owner = ?2 AND deliveries = 1 AND available_at = created_at + make_interval(secs => ?3)",

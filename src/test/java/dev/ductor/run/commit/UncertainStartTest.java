@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -54,11 +55,20 @@ class UncertainStartTest {
         }
     }
 
+    /**
+     * Eager dispatch pinned, whatever the switch says (-Pslow-paths): under queue a start leases nothing, so there is no
+     * lease to hand back. The overrides are system properties while the app runs, so they beat the profile's own.
+     */
     public static class CommitsCutShort implements QuarkusTestProfile {
 
         @Override
         public Set<Class<?>> getEnabledAlternatives() {
             return Set.of(AnswerLostRunRows.class);
+        }
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("ductor.dispatch.local", "eager");
         }
     }
 
