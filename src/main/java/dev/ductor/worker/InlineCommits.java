@@ -7,13 +7,8 @@ import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Each result applied the plain way, one run at a time: {@link TaskResults} takes the task row with its lease token and
@@ -27,80 +22,46 @@ final class InlineCommits implements CommitStrategy {
 
     private static final Logger LOG = Logger.getLogger(InlineCommits.class);
 
-    /** How long a result the database could not take waits before it is recorded again. */
-    private static final Duration HOLD_PAUSE = Duration.ofMillis(500);
-
     private final TaskResults results;
-    private final Duration lease;
-    private final Clock clock;
-    private volatile ScheduledExecutorService retries;
+    private final OutageHold held;
 
     InlineCommits(TaskResults results, Duration lease, Clock clock) {
         this.results = results;
-        this.lease = lease;
-        this.clock = clock;
+        this.held = new OutageHold(clock, lease, "ductor-inline-commit-retry");
     }
 
     @Override
     public void start() {
-        retries = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "ductor-inline-commit-retry");
-            thread.setDaemon(true);
-            return thread;
-        });
+        held.start();
     }
 
     @Override
     public void report(StepReport report) {
-        record(report, null);
-    }
-
-    /** {@code heldUntil}: null on the first try, else the latest moment the result's lease may still live. */
-    private void record(StepReport report, Instant heldUntil) {
         try {
             results.report(report);
+            held.settled(report);
         } catch (ConflictException leaseLost) {
+            held.settled(report);
             LOG.infof("task %d of run %s: %s", report.taskId(), report.runId(), leaseLost.getMessage());
         } catch (RuntimeException failed) {
             if (DatabaseOutage.isOutage(failed)) {
-                if (heldUntil == null) {
+                if (!held.isHeld(report)) { // said once, not at every try
                     LOG.warnf("the result of task %d of run %s could not be recorded: %s; it is held and recorded again"
                             + " once the database answers", report.taskId(), report.runId(), DatabaseOutage.summary(failed));
                 }
-                hold(report, heldUntil == null ? clock.instant().plus(lease) : heldUntil, failed);
+                held.hold(report, () -> report(report));
                 return;
             }
+            held.settled(report);
             LOG.warnf("the result of task %d of run %s could not be recorded (%s); its lease will expire and the step be"
                     + " dispatched again", report.taskId(), report.runId(), failed.getMessage());
-        }
-    }
-
-    /**
-     * Records the result again after a pause, until {@code until}: past it, the lease has run out and the reaper has
-     * handed the step on, so the result would be fenced off anyway (a retry whose first try did commit is an identical
-     * repeat, and changes nothing).
-     */
-    private void hold(StepReport report, Instant until, RuntimeException failed) {
-        ScheduledExecutorService retrying = retries;
-        if (retrying == null || !clock.instant().isBefore(until)) {
-            LOG.warnf("the result of task %d of run %s could not be recorded while its lease lived (%s); the step will be"
-                    + " dispatched again", report.taskId(), report.runId(), DatabaseOutage.summary(failed));
-            return;
-        }
-        try {
-            retrying.schedule(() -> record(report, until), HOLD_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException stopping) {
-            // the pod is stopping: the lease runs out and the step goes to another
         }
     }
 
     /** Held results are not kept past the pod: their leases run out, the steps go on elsewhere. */
     @Override
     public void drain(Duration grace) {
-        ScheduledExecutorService retrying = retries;
-        if (retrying != null) {
-            retrying.shutdownNow();
-        }
+        held.stop();
     }
 
     /** Always the caller's own, plain way. */

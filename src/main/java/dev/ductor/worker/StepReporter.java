@@ -13,11 +13,6 @@ import org.jboss.logging.Logger;
 import dev.ductor.database.DatabaseOutage;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -42,24 +37,16 @@ public class StepReporter {
     @Inject DuctorConfig config;
     @Inject java.time.Clock clock;
     @Inject LocalDispatch dispatch;
-    /** How long a result the database could not take waits before it is committed again. */
-    private static final Duration HOLD_PAUSE = Duration.ofMillis(500);
-
     private final LinkedBlockingQueue<StepReport> reports = new LinkedBlockingQueue<>();
-    /** Results held through an outage, by task, with the latest moment their lease may still live. */
-    private final Map<Long, Instant> heldUntil = new ConcurrentHashMap<>();
-    private ScheduledExecutorService retries;
+    private OutageHold held;
     private final List<Thread> committers = new ArrayList<>();
     private volatile boolean running;
 
     /** Starts the committers. */
     void start() {
         running = true;
-        retries = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "ductor-step-commit-retry");
-            thread.setDaemon(true);
-            return thread;
-        });
+        held = new OutageHold(clock, config.worker().lease(), "ductor-step-commit-retry");
+        held.start();
         for (int i = 0; i < config.worker().committers(); i++) {
             Thread committer = new Thread(this::commitLoop, "ductor-step-commit-" + i);
             committer.setDaemon(true);
@@ -76,8 +63,8 @@ public class StepReporter {
     /** Commits what is still queued, then stops the committers (waiting up to {@code grace}). */
     void stop(Duration grace) {
         running = false;
-        if (retries != null) {
-            retries.shutdownNow(); // held results are not kept past the pod: their leases run out, the steps go on elsewhere
+        if (held != null) {
+            held.stop();
         }
         long deadline = System.nanoTime() + grace.toNanos();
         for (Thread committer : committers) {
@@ -117,7 +104,7 @@ public class StepReporter {
     private void commit(List<StepReport> batch) {
         try {
             groupCommit.apply(batch, dispatch.thisPod());
-            batch.forEach(report -> heldUntil.remove(report.taskId()));
+            batch.forEach(report -> held.settled(report));
         } catch (RuntimeException groupFailed) {
             String outage = DatabaseOutage.summary(groupFailed);
             if (outage != null) {
@@ -131,15 +118,15 @@ public class StepReporter {
             for (StepReport report : batch) {
                 try {
                     results.report(report);
-                    heldUntil.remove(report.taskId());
+                    held.settled(report);
                 } catch (ConflictException leaseLost) {
-                    heldUntil.remove(report.taskId());
+                    held.settled(report);
                     LOG.infof("task %d of run %s: %s", report.taskId(), report.runId(), leaseLost.getMessage());
                 } catch (RuntimeException failed) {
                     if (DatabaseOutage.isOutage(failed)) {
                         hold(report);
                     } else {
-                        heldUntil.remove(report.taskId());
+                        held.settled(report);
                         LOG.warnf("the result of task %d of run %s could not be recorded (%s); its lease will expire and"
                                 + " the step be dispatched again", report.taskId(), report.runId(), failed.getMessage());
                     }
@@ -148,25 +135,8 @@ public class StepReporter {
         }
     }
 
-    /**
-     * Keeps a result the database could not take, and queues it again after a pause, for as long as its lease may live:
-     * a step that succeeded must not be run again, let alone fail its run, because a database failover cut its commit
-     * off. Past that, its lease has run out and the reaper has handed the step on, so the result would be fenced off
-     * anyway. Whether it is applied at all is decided by its lease token, as for any report, however late it comes.
-     */
+    /** A result the database could not take goes back into the queue after a pause, while its lease lives. */
     private void hold(StepReport report) {
-        Instant now = clock.instant();
-        Instant until = heldUntil.computeIfAbsent(report.taskId(), id -> now.plus(config.worker().lease()));
-        if (!now.isBefore(until) || retries == null) {
-            heldUntil.remove(report.taskId());
-            LOG.warnf("the result of task %d of run %s could not be recorded while its lease lived; the step will be"
-                    + " dispatched again", report.taskId(), report.runId());
-            return;
-        }
-        try {
-            retries.schedule(() -> reports.add(report), HOLD_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException stopping) {
-            heldUntil.remove(report.taskId()); // the pod is stopping: the lease runs out and the step goes to another
-        }
+        held.hold(report, () -> reports.add(report));
     }
 }
