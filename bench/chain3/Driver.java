@@ -875,21 +875,8 @@ public class Driver {
          * steady state the measured phase still was. A thread the JVM retired meanwhile is not counted.
          */
         static long compilerTicks(String pid) {
-            long sum = 0;
-            String[] tids = new java.io.File("/proc/" + pid + "/task").list();
-            for (String tid : tids == null ? new String[0] : tids) {
-                try {
-                    String st = Files.readString(Path.of("/proc", pid, "task", tid, "stat"));
-                    String name = st.substring(st.indexOf('(') + 1, st.lastIndexOf(')'));
-                    if (name.contains("CompilerThre")) {
-                        String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
-                        sum += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                    }
-                } catch (IOException | RuntimeException e) {
-                    // the thread ended
-                }
-            }
-            return sum;
+            return ticksByThreadGroup(pid).entrySet().stream().filter(e -> e.getKey().contains("CompilerThre"))
+                    .mapToLong(java.util.Map.Entry::getValue).sum();
         }
 
         static long hwmKb(String pid) {

@@ -1,7 +1,6 @@
 package dev.ductor.run.coordinator;
 
 import dev.ductor.config.JsonCodec;
-import dev.ductor.run.RunRows;
 import dev.ductor.run.InboxKind;
 import dev.ductor.run.LoadedRun;
 import dev.ductor.run.NodeStatesCodec;
@@ -9,6 +8,7 @@ import dev.ductor.run.RunConflictException;
 import dev.ductor.run.RunInbox;
 import dev.ductor.run.RunLoader;
 import dev.ductor.run.RunLoaderWiring;
+import dev.ductor.run.RunRows;
 import dev.ductor.support.Fixtures;
 import dev.ductor.support.ManualCoordination;
 import dev.ductor.workflow.WorkflowService;
